@@ -1,0 +1,56 @@
+"""Time whole commands against a baseline measured in the same run, and print ratios.
+
+Absolute seconds depend on the machine; a ratio against a floor measured moments before on
+the same machine does not (much). Runs alternate between the candidate and its baseline so a
+noisy neighbour slows both alike. Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class Timing:
+    name: str
+    samples: list[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+
+def time_once(argv: list[str], env: dict[str, str] | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    return time.perf_counter() - start
+
+
+def compare(
+    cases: dict[str, list[str]],
+    runs: int = 7,
+    warmup: int = 1,
+    env: dict[str, str] | None = None,
+) -> dict[str, Timing]:
+    """Run every case `runs` times, interleaved, after `warmup` untimed rounds."""
+    env = dict(os.environ if env is None else env)
+    for _ in range(warmup):
+        for argv in cases.values():
+            time_once(argv, env)
+    timings = {name: Timing(name, []) for name in cases}
+    for _ in range(runs):
+        for name, argv in cases.items():
+            timings[name].samples.append(time_once(argv, env))
+    return timings
+
+
+def print_table(timings: dict[str, Timing], baseline: str, file=sys.stdout) -> None:
+    base = timings[baseline].median
+    print(f"{'case':40} {'median s':>9} {'ratio':>7} {'delta s':>8}", file=file)
+    for t in timings.values():
+        print(f"{t.name:40} {t.median:9.3f} {t.median / base:7.2f} {t.median - base:+8.3f}", file=file)

@@ -1,0 +1,68 @@
+"""Command-line entry: `gpu-wizard` (the wizard), `check`, `torch-command`, `report ...`.
+
+Each subcommand lives in wizard/commands/<name>.py with `add_arguments(parser)` and
+`run(args) -> int`; modules keep heavy imports inside `run` so `--help` and `check` start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from wizard import __version__
+
+# name → module; the order is the order of `--help`.
+COMMANDS = {
+    "check": "wizard.commands.check",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gpu-wizard",
+        description="Does this computer have a GPU PyTorch can use? What should I install or buy?",
+    )
+    parser.add_argument("--version", action="version", version=f"gpu-wizard {__version__}")
+    add_wizard_arguments(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub_parser)
+        sub_parser.set_defaults(_module=module)
+    return parser
+
+
+def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale; zh* → zh)")
+    parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
+    parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
+    parser.add_argument("--answers", metavar="FILE", help="headless run: answers from FILE")
+    parser.add_argument("--report", metavar="PATH", help="where the report is saved")
+    parser.add_argument("--no-redact", action="store_true",
+                        help="keep host name, user name and GPU UUIDs in the report")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        module = getattr(args, "_module", None)
+        if module is not None:
+            return module.run(args)
+        from wizard.commands import wizard_main
+
+        return wizard_main.run(args)
+    except KeyboardInterrupt:
+        print("gpu-wizard: interrupted; nothing was saved.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,162 @@
+"""`gpu-wizard check [--json] [--machine FILE] [--lang en|zh]`: one-shot diagnosis."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from dataclasses import asdict
+
+HELP = "diagnose this machine once: facts, findings and fixes (exit 1 if a problem was found)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object (the report's machine + findings)")
+    parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
+    parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
+    parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch check")
+    parser.add_argument("--benchmark", action="store_true", help="also time a matrix multiply (a few seconds)")
+    parser.add_argument("--no-redact", action="store_true", help="keep host name and GPU UUIDs in the output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wizard.diagnose import diagnose
+    from wizard.findings import worst
+    from wizard.i18n import language_from_env
+    from wizard.machine_file import MachineFileError, load_machine
+    from wizard.privacy import redact_machine
+    from wizard.probe import explain
+    from wizard.probe.model import to_dict
+
+    lang = args.lang or language_from_env()
+    if args.machine:
+        try:
+            machine = explain.localize(load_machine(args.machine), lang)
+        except MachineFileError as exc:
+            print(f"gpu-wizard: {exc}", file=sys.stderr)
+            return 2
+    else:
+        from wizard.probe.gather import gather
+
+        machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark)
+    if not args.no_redact:
+        machine = redact_machine(machine)
+    findings = diagnose(machine, lang)
+    if args.json:
+        payload = {"machine": to_dict(machine), "findings": [asdict(f) for f in findings]}
+        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(machine, findings, lang, recorded=args.machine))
+    return 1 if worst(findings) == "error" else 0
+
+
+def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
+    from wizard.i18n import t
+    from wizard.textout import mark, safe, wrap
+
+    width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
+    out: list[str] = []
+
+    def line(text: str = "", indent: int = 0) -> None:
+        if not text:
+            out.append("")
+            return
+        hang = 2 if text.startswith(("- ", "• ")) or text[:1] in "✓⚠✗•[" else 0
+        out.extend(wrap(text, width, indent, hang))
+
+    def row(label: str, value: str) -> None:
+        line(f"{label}{t('check.sep', lang)}{value}", 2)
+
+    def unknown(value, fmt=str) -> str:
+        return fmt(value) if value is not None else t("check.unknown", lang)
+
+    line(t("check.heading-recorded", lang, file=recorded) if recorded else t("check.heading", lang))
+    line()
+    line(t("check.system", lang))
+    row(t("check.os", lang), f"{machine.os_version} ({machine.arch}), Python {machine.python_version}")
+    cores = t("check.cores", lang, cores=unknown(machine.cpu_cores), threads=unknown(machine.cpu_threads))
+    row(t("check.cpu", lang), f"{machine.cpu_model} — {cores}")
+    row(t("check.ram", lang), unknown(machine.ram_gb, lambda v: t("check.gb", lang, value=f"{v:g}")))
+    row(t("check.disk", lang), unknown(machine.disk_free_gb, lambda v: t("check.gb", lang, value=f"{v:g}")))
+    row(t("check.chassis", lang), t(f"check.chassis-kind.{machine.chassis}", lang))
+    for evidence in machine.chassis_evidence[:3]:
+        line(f"- {evidence}", 6)
+    line()
+
+    nv = machine.nvidia
+    severity = "ok" if nv.status == "ok" else ("info" if nv.status == "no-library" else "warning")
+    line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{nv.status}")
+    if nv.driver_version:
+        line(t("check.driver", lang, driver=nv.driver_version, cuda=unknown(nv.cuda_driver_version)), 4)
+    if nv.message and nv.status != "ok":
+        line(nv.message, 4)
+    line()
+
+    line(t("check.gpus", lang))
+    if not machine.gpus:
+        line(t("check.no-gpus", lang), 2)
+    for gpu in machine.gpus:
+        parts = []
+        if gpu.vram_gb is not None:
+            parts.append(t("check.vram", lang, vram=f"{gpu.vram_gb:g}"))
+        if gpu.unified_memory:
+            parts.append(t("check.shared-memory", lang))
+        if gpu.compute_capability:
+            parts.append(t("check.cc", lang, cc=gpu.compute_capability))
+        if gpu.kernel_driver is not None and gpu.source == "pci":
+            parts.append(t("check.driver-bound", lang, driver=gpu.kernel_driver) if gpu.kernel_driver
+                         else t("check.no-driver-bound", lang))
+        if gpu.pci_id:
+            parts.append(gpu.pci_id)
+        line(f"- {gpu.name} ({', '.join(parts)}) [{gpu.source}]", 2)
+    line()
+
+    line(t("check.torch", lang))
+    torch = machine.torch
+    if torch is None:
+        line(t("check.torch-not-checked", lang), 2)
+    else:
+        summary = torch.status
+        if torch.version:
+            summary += f", {torch.version}"
+        if torch.build:
+            summary += f" ({torch.build})"
+        if torch.cuda_available is not None:
+            summary += f", cuda.is_available() = {torch.cuda_available}"
+        line(summary, 2)
+        for device in torch.devices:
+            line(f"- {device.name}" + (f" (sm {device.capability})" if device.capability else ""), 4)
+        if torch.message:
+            line(torch.message, 4)
+    if machine.benchmark is not None:
+        bench = machine.benchmark
+        text = f"matmul {bench.matrix_size}x{bench.matrix_size} {bench.dtype}: CPU {bench.cpu_gflops:g} GFLOP/s"
+        if bench.gpu_tflops is not None:
+            text += f", GPU {bench.gpu_tflops:g} TFLOP/s"
+        line(text, 2)
+    line()
+
+    trouble = [p for p in machine.probes if p.status in ("timeout", "error")]
+    if trouble:
+        line(t("check.probe-trouble", lang))
+        for probe in trouble:
+            line(f"- {probe.name}: {probe.status}" + (f" — {probe.detail}" if probe.detail else ""), 2)
+        line()
+
+    line(t("check.findings", lang))
+    if not findings:
+        line(t("check.no-findings", lang), 2)
+    for finding in findings:
+        line(f"{mark(finding.severity)} {finding.title}", 2)
+        line(finding.detail, 6)
+        if finding.fix:
+            line(f"{t('check.fix', lang)}{t('check.sep', lang)}{finding.fix}", 6)
+    errors = sum(f.severity == "error" for f in findings)
+    warnings = sum(f.severity == "warning" for f in findings)
+    line()
+    line(t("check.summary-problems", lang, errors=errors, warnings=warnings) if errors or warnings
+         else t("check.summary-ok", lang))
+    return safe("\n".join(out) + "\n")

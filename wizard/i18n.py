@@ -1,0 +1,64 @@
+"""UI and explanation strings in English and Chinese.
+
+Strings live in content/<lang>/strings/<area>.toml; a key `x` in `nvml.toml` is `nvml.x`.
+Each area is one file so that parts of the program add text without touching each other's
+files. A parity test fails when a key exists in one language only.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import cache
+from typing import Mapping
+
+from wizard.content import content_dir
+
+LANGUAGES = ("en", "zh")
+
+
+def language_from_env(env: Mapping[str, str] | None = None) -> str:
+    """zh* locales get Chinese, everything else English (LANG=C included)."""
+    env = os.environ if env is None else env
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = env.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+@cache
+def strings(lang: str) -> dict[str, str]:
+    folder = content_dir() / lang / "strings"
+    table: dict[str, str] = {}
+    for path in sorted(folder.glob("*.toml")):
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+        _flatten(path.stem, data, table)
+    return table
+
+
+def _flatten(prefix: str, data: dict, out: dict[str, str]) -> None:
+    for key, value in data.items():
+        full = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            _flatten(full, value, out)
+        else:
+            out[full] = str(value)
+
+
+def t(key: str, lang: str = "en", **values: object) -> str:
+    """The text for `key`; falls back to English, then to the key itself, never raises."""
+    text = strings(lang).get(key)
+    if text is None:
+        text = strings("en").get(key, key)
+    if values:
+        try:
+            return text.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return text
+    return text
+
+
+def has(key: str, lang: str = "en") -> bool:
+    return key in strings(lang)

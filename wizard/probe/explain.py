@@ -1,0 +1,68 @@
+"""Turn NVML's raw answer into the cause a beginner can act on, using the other probes.
+
+NVML alone says "library not found" on a Mac, in a container without GPU access, on a PC whose
+NVIDIA card has no driver, and on a laptop with no NVIDIA card at all: four different stories.
+The PCI scan, the chassis and the loaded kernel module tell them apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from wizard.i18n import has, t
+from wizard.probe.model import Gpu, Machine, NvidiaInfo
+
+
+def refine_reason(
+    info: NvidiaInfo,
+    *,
+    os_name: str,
+    chassis: str,
+    gpus: tuple[Gpu, ...],
+    module_loaded: bool,
+) -> str:
+    reason = info.reason or info.status
+    nvidia_pci = [g for g in gpus if g.vendor == "nvidia" and g.source in ("pci", "wmi")]
+    if info.status == "no-library":
+        if os_name == "Darwin":
+            return "macos"
+        if chassis == "wsl":
+            return "wsl-no-library"
+        if chassis == "container":
+            return "container-no-gpu" if (nvidia_pci or module_loaded) else "container-no-library"
+        if any(g.kernel_driver == "nouveau" for g in nvidia_pci):
+            return "nouveau"
+        if os_name == "Windows" and nvidia_pci:
+            return "windows-no-driver"
+        if nvidia_pci:
+            return "driver-not-installed"
+        if not module_loaded:
+            return "no-nvidia-gpu"
+        return "no-library"
+    if info.status == "no-driver" and any(g.kernel_driver == "nouveau" for g in nvidia_pci):
+        return "nouveau"
+    if reason == "nvml-unknown" and chassis == "container":
+        return "nvml-unknown-container"
+    return reason
+
+
+def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
+            seconds: float | None = None) -> str:
+    if info.status == "ok":
+        return t("nvml.ok", lang, driver=info.driver_version or "?", count=gpu_count,
+                 cuda=info.cuda_driver_version or "?")
+    key = f"nvml.{info.reason}"
+    if not info.reason or not has(key):
+        key = "nvml.nvml-error"
+    return t(key, lang, seconds=f"{seconds:g}" if seconds else "?", detail=detail,
+             error=detail or info.status)
+
+
+def localize(machine: Machine, lang: str) -> Machine:
+    """Explain a recorded machine's NVIDIA status again in `lang` (when we know the cause)."""
+    info = machine.nvidia
+    if info.status != "ok" and not (info.reason and has(f"nvml.{info.reason}")):
+        return machine  # keep the recorded explanation: we cannot write a better one
+    text = message(info, lang, gpu_count=sum(1 for g in machine.gpus if g.source == "nvml"),
+                   detail=info.message or "")
+    return replace(machine, nvidia=replace(info, message=text))

@@ -1,0 +1,209 @@
+"""Run every probe at once, each bounded in time, and assemble one `Machine`.
+
+The slow probes are child processes (NVML, torch) or OS tools (PowerShell, system_profiler);
+they start first and run side by side, while the fast in-process facts (sysfs, psutil) are
+read meanwhile. The UI calls the same `probe_*` functions one by one from its workers.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from wizard.probe import explain, nvml
+from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
+from wizard.probe.runner import python_child_env, run_bounded
+from wizard.probe.system import SystemFacts, probe_system
+
+NVML_TIMEOUT = 8.0
+PLATFORM_TIMEOUT = 8.0
+
+
+@dataclass(frozen=True)
+class NvidiaResult:
+    info: NvidiaInfo
+    gpus: tuple[Gpu, ...]
+    note: ProbeNote
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class HardwareResult:
+    gpus: tuple[Gpu, ...]
+    chassis: str
+    evidence: tuple[str, ...]
+    notes: tuple[ProbeNote, ...]
+    module: tuple[str, str] | None = None  # loaded NVIDIA kernel module (Linux): version, kind
+
+
+def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> NvidiaResult:
+    """NVML in a child process; a hang, crash or garbage becomes a status, never an exception."""
+    result = run_bounded(
+        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path)
+    )
+    if result.status == "timeout":
+        info = NvidiaInfo(status="timeout", reason="timeout")
+        return NvidiaResult(info, (), ProbeNote("nvml", "timeout", round(result.seconds, 3), result.detail))
+    data = nvml.parse_child_output(result.stdout) if result.status == "ok" else None
+    if data is None:
+        detail = result.detail or _last_line(result.stderr) or "no answer"
+        info = NvidiaInfo(status="error", reason="crashed" if result.status == "crashed" else "nvml-error")
+        return NvidiaResult(info, (), ProbeNote("nvml", "error", round(result.seconds, 3), detail), detail)
+    info, gpus = nvml.to_model(data)
+    status = "ok" if info.status in ("ok", "no-library", "no-device") else "error"
+    detail = data.get("error", "")
+    return NvidiaResult(info, gpus, ProbeNote("nvml", status, round(result.seconds, 3), detail or None), detail)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
+    """GPUs seen without NVML (PCI / WMI / system_profiler) and the chassis, for this OS."""
+    start = time.monotonic()
+    system = platform.system()
+    if system == "Windows" or system == "Darwin":
+        module = _platform_module(system)
+        if module is None:
+            note = ProbeNote("hardware", "unavailable", 0.0, f"no hardware probe for {system} in this build")
+            return HardwareResult((), "unknown", (), (note,))
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            gpus_future = pool.submit(module.probe_gpus, timeout)
+            chassis_future = pool.submit(module.probe_chassis, timeout)
+            gpus, gpu_note = gpus_future.result()
+            kind, evidence, chassis_note = chassis_future.result()
+        return HardwareResult(gpus, kind, evidence, (gpu_note, chassis_note))
+
+    from wizard.probe import chassis, nvidia_files, pci
+
+    gpus, skipped = pci.scan_linux()
+    kind, evidence = chassis.detect_linux()
+    seconds = round(time.monotonic() - start, 3)
+    detail = ("ignored: " + "; ".join(skipped)) if skipped else None
+    notes = (ProbeNote("pci", "ok", seconds, detail), ProbeNote("chassis", "ok", seconds))
+    return HardwareResult(gpus, kind, evidence, notes, nvidia_files.loaded_module())
+
+
+def _platform_module(system: str):
+    try:
+        if system == "Windows":
+            from wizard.probe import windows as module
+        else:
+            from wizard.probe import macos as module
+    except ImportError:
+        return None
+    return module
+
+
+def merge_gpus(nvml_gpus: tuple[Gpu, ...], other: tuple[Gpu, ...]) -> tuple[Gpu, ...]:
+    """NVML's view wins for the GPUs it sees; the rest (no driver, other vendors) are kept."""
+    seen_bus = {_bus_key(g.bus_id) for g in nvml_gpus if g.bus_id}
+    unmatched_nvml = [g for g in nvml_gpus if not g.bus_id]
+    merged = list(nvml_gpus)
+    for gpu in other:
+        if gpu.bus_id and _bus_key(gpu.bus_id) in seen_bus:
+            continue
+        if gpu.vendor == "nvidia" and not gpu.bus_id:
+            twin = next((g for g in unmatched_nvml if g.pci_id == gpu.pci_id or not gpu.pci_id), None)
+            if twin is not None:
+                unmatched_nvml.remove(twin)
+                continue
+        merged.append(gpu)
+    return tuple(merged)
+
+
+def _bus_key(bus_id: str) -> str:
+    # NVML writes an 8-digit PCI domain ("00000000:01:00.0"), sysfs a 4-digit one.
+    return bus_id.lower()[-12:]
+
+
+def report_dir(preferred: Path | None = None) -> Path:
+    """Where the report will be saved: the current directory, or home when it is not writable."""
+    if preferred is not None:
+        return preferred.parent if preferred.suffix else preferred
+    try:
+        cwd = Path.cwd()
+        if os.access(cwd, os.W_OK):
+            return cwd
+    except OSError:
+        pass
+    return Path.home()
+
+
+def assemble(
+    facts: SystemFacts,
+    nvidia: NvidiaResult,
+    hardware: HardwareResult,
+    lang: str,
+    torch: TorchInfo | None = None,
+    benchmark: Benchmark | None = None,
+    extra_notes: tuple[ProbeNote, ...] = (),
+) -> Machine:
+    gpus = merge_gpus(nvidia.gpus, hardware.gpus)
+    info = nvidia.info
+    if info.status != "ok" and hardware.module and not info.driver_version:
+        info = replace(info, driver_version=hardware.module[0])
+    if hardware.module:
+        info = replace(info, kernel_module=hardware.module[1])
+    reason = explain.refine_reason(info, os_name=facts.os, chassis=hardware.chassis, gpus=gpus,
+                                   module_loaded=hardware.module is not None)
+    info = replace(info, reason=None if info.status == "ok" else reason)
+    info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
+                                                 nvidia.note.seconds if info.status == "timeout" else None))
+    return Machine(
+        os=facts.os,
+        os_version=facts.os_version,
+        arch=facts.arch,
+        python_version=facts.python_version,
+        cpu_model=facts.cpu_model,
+        cpu_cores=facts.cpu_cores,
+        cpu_threads=facts.cpu_threads,
+        ram_gb=facts.ram_gb,
+        disk_free_gb=facts.disk_free_gb,
+        chassis=hardware.chassis,
+        chassis_evidence=hardware.evidence,
+        hostname=facts.hostname,
+        nvidia=info,
+        gpus=gpus,
+        torch=torch,
+        benchmark=benchmark,
+        probes=(nvidia.note, *hardware.notes, *extra_notes),
+    )
+
+
+def _start_torch(pool: ThreadPoolExecutor, python: str | None, benchmark: bool) -> Future | None:
+    try:
+        from wizard.probe import torch_probe
+    except ImportError:
+        return None
+    return pool.submit(torch_probe.probe_torch, python, benchmark=benchmark)
+
+
+def gather(
+    lang: str = "en",
+    *,
+    python: str | None = None,
+    with_torch: bool = True,
+    benchmark: bool = False,
+    report_path: Path | None = None,
+    nvml_timeout: float = NVML_TIMEOUT,
+) -> Machine:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        torch_future = _start_torch(pool, python, benchmark) if with_torch else None
+        nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
+        hardware_future = pool.submit(probe_hardware)
+        facts = probe_system(report_dir(report_path))
+        hardware = hardware_future.result()
+        nvidia = nvidia_future.result()
+        torch_info, bench, torch_notes = None, None, ()
+        if torch_future is not None:
+            torch_info, bench, torch_note = torch_future.result()
+            torch_notes = (torch_note,)
+    return assemble(facts, nvidia, hardware, lang, torch_info, bench, torch_notes)

@@ -1,0 +1,248 @@
+"""The one snapshot of a machine that probes produce and everything else reads.
+
+Frozen dataclasses mirror the report's `[machine]` table (CONTRACTS.md). `to_dict` drops
+unknown values (None) so absent facts stay absent in TOML; `from_dict` checks types and enum
+values and names the key path of every problem, so a hand-edited or hostile `--machine`
+file fails with a clear message instead of a traceback deep inside the advice code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+OS_NAMES = ("Linux", "Windows", "Darwin")
+CHASSIS = ("desktop", "laptop", "server", "vm", "container", "wsl", "unknown")
+NVIDIA_STATUSES = (
+    "ok", "no-library", "no-driver", "no-device", "version-mismatch",
+    "no-permission", "timeout", "error",
+)
+GPU_VENDORS = ("nvidia", "amd", "intel", "apple", "other")
+GPU_SOURCES = ("nvml", "pci", "wmi", "system_profiler", "torch")
+TORCH_STATUSES = ("ok", "not-installed", "import-error", "crashed", "timeout")
+TORCH_BUILDS = ("cuda", "rocm", "xpu", "mps", "cpu")
+PROBE_STATUSES = ("ok", "unavailable", "timeout", "error", "skipped")
+
+
+def _enum(values: tuple[str, ...]) -> dict[str, Any]:
+    return {"enum": values}
+
+
+@dataclass(frozen=True)
+class NvidiaInfo:
+    status: str = field(metadata=_enum(NVIDIA_STATUSES))
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    message: str | None = None
+    # A finer cause than `status` (e.g. "gpu-lost", "container-no-gpu"): the key for the
+    # explanation text, so a report re-opened in another language can be explained again.
+    reason: str | None = None
+    nvml_version: str | None = None
+    error_code: int | None = None
+    kernel_module: str | None = None  # "open" | "proprietary", from /proc/driver/nvidia/version
+
+
+@dataclass(frozen=True)
+class Gpu:
+    vendor: str = field(metadata=_enum(GPU_VENDORS))
+    name: str
+    source: str = field(metadata=_enum(GPU_SOURCES))
+    vram_gb: float | None = None
+    vram_free_gb: float | None = None
+    compute_capability: str | None = None
+    pci_id: str | None = None
+    kernel_driver: str | None = None
+    bus_id: str | None = None
+    uuid: str | None = None  # identifying: removed from redacted reports
+    laptop: bool | None = None  # a mobile part (Laptop GPU, Max-Q, ...M)
+    unified_memory: bool | None = None  # Apple Silicon / iGPU: shares system RAM
+    gpu_cores: int | None = None
+
+
+@dataclass(frozen=True)
+class TorchDevice:
+    name: str
+    capability: str | None = None
+    memory_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class TorchInfo:
+    status: str = field(metadata=_enum(TORCH_STATUSES))
+    interpreter: str | None = None
+    version: str | None = None
+    build: str | None = field(default=None, metadata=_enum(TORCH_BUILDS))
+    cuda_version: str | None = None
+    hip_version: str | None = None
+    xpu_version: str | None = None
+    cuda_available: bool | None = None
+    mps_available: bool | None = None
+    device_count: int | None = None
+    devices: tuple[TorchDevice, ...] = ()
+    arch_list: tuple[str, ...] = ()
+    install_size_mb: float | None = None
+    torch_size_mb: float | None = None
+    libraries_size_mb: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    cpu_gflops: float
+    matrix_size: int
+    dtype: str
+    gpu_tflops: float | None = None
+
+
+@dataclass(frozen=True)
+class ProbeNote:
+    """How one probe went, so the UI can say "unknown — why" instead of guessing."""
+
+    name: str
+    status: str = field(metadata=_enum(PROBE_STATUSES))
+    seconds: float | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class Machine:
+    os: str = field(metadata=_enum(OS_NAMES))
+    os_version: str
+    arch: str
+    python_version: str
+    cpu_model: str
+    cpu_cores: int | None
+    cpu_threads: int | None
+    ram_gb: float | None
+    disk_free_gb: float | None
+    chassis: str = field(metadata=_enum(CHASSIS))
+    nvidia: NvidiaInfo
+    chassis_evidence: tuple[str, ...] = ()
+    hostname: str | None = None  # identifying: removed from redacted reports
+    gpus: tuple[Gpu, ...] = ()
+    torch: TorchInfo | None = None
+    benchmark: Benchmark | None = None
+    probes: tuple[ProbeNote, ...] = ()
+
+    def nvidia_gpus(self) -> tuple[Gpu, ...]:
+        return tuple(g for g in self.gpus if g.vendor == "nvidia")
+
+
+class MachineFormatError(ValueError):
+    """A `[machine]` table that does not fit the schema; `problems` names each key path."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+def to_dict(obj: Any) -> Any:
+    """Dataclass → plain TOML/JSON-ready data; None values are left out, tuples become lists."""
+    if dataclasses.is_dataclass(obj):
+        out = {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if value is None:
+                continue
+            out[f.name] = to_dict(value)
+        return out
+    if isinstance(obj, (tuple, list)):
+        return [to_dict(v) for v in obj]
+    return obj
+
+
+def machine_from_dict(data: Any, path: str = "machine") -> Machine:
+    problems: list[str] = []
+    machine = _build(Machine, data, path, problems)
+    if problems:
+        raise MachineFormatError(problems)
+    return machine
+
+
+_MISSING = object()
+
+
+def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
+    if not isinstance(data, dict):
+        problems.append(f"{path}: expected a table, got {_type_name(data)}")
+        return None
+    hints = typing.get_type_hints(cls)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        key_path = f"{path}.{f.name}"
+        raw = data.get(f.name, _MISSING)
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if raw is _MISSING:
+            if required and not _allows_none(hints[f.name]):
+                problems.append(f"{key_path}: missing")
+            elif required:
+                kwargs[f.name] = None
+            continue
+        value = _convert(hints[f.name], raw, key_path, problems)
+        allowed = f.metadata.get("enum")
+        if allowed and value is not None and value not in allowed:
+            problems.append(f"{key_path}: {value!r} is not one of {', '.join(allowed)}")
+        kwargs[f.name] = value
+    if problems:
+        return None
+    return cls(**kwargs)
+
+
+def _allows_none(tp: Any) -> bool:
+    return _is_union(tp) and type(None) in typing.get_args(tp)
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (Union, types.UnionType)
+
+
+def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
+    if _is_union(tp):
+        inner = [a for a in typing.get_args(tp) if a is not type(None)]
+        if raw is None:
+            return None
+        return _convert(inner[0], raw, path, problems)
+    origin = typing.get_origin(tp)
+    if origin is tuple:
+        if not isinstance(raw, list):
+            problems.append(f"{path}: expected a list, got {_type_name(raw)}")
+            return ()
+        item_type = typing.get_args(tp)[0]
+        return tuple(_convert(item_type, v, f"{path}[{i}]", problems) for i, v in enumerate(raw))
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, raw, path, problems)
+    if tp is bool:
+        if not isinstance(raw, bool):
+            problems.append(f"{path}: expected true or false, got {_type_name(raw)}")
+        return raw
+    if tp is int:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            problems.append(f"{path}: expected a whole number, got {_type_name(raw)}")
+        elif not -(2**53) < raw < 2**53:
+            problems.append(f"{path}: number {raw} is out of range")
+        return raw
+    if tp is float:
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            problems.append(f"{path}: expected a number, got {_type_name(raw)}")
+            return raw
+        if not math.isfinite(raw) or abs(raw) > 1e15:
+            problems.append(f"{path}: number {raw} is out of range")
+        return float(raw)
+    if tp is str:
+        if not isinstance(raw, str):
+            problems.append(f"{path}: expected text, got {_type_name(raw)}")
+        elif len(raw) > 10_000:
+            problems.append(f"{path}: text is {len(raw)} characters long (at most 10000)")
+        return raw
+    raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module, not input
+
+
+def _type_name(raw: Any) -> str:
+    return {
+        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
+        float: "a number",
+    }.get(type(raw), type(raw).__name__)

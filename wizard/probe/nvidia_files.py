@@ -1,0 +1,36 @@
+"""The NVIDIA kernel module's own files: a driver version even when NVML cannot answer.
+
+When the library and the loaded module disagree ("version mismatch") or NVML is missing
+inside a container, /proc/driver/nvidia/version still says which module is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_NVRM = re.compile(r"NVRM version:\s+NVIDIA UNIX\s+(?P<kind>Open Kernel Module for \S+|\S+ Kernel Module)\s+(?P<version>\d+(?:\.\d+)+)")
+
+
+def parse_proc_version(text: str) -> tuple[str, str] | None:
+    """→ (driver version, "open" | "proprietary"), or None when the text is not a module banner."""
+    match = _NVRM.search(text)
+    if not match:
+        return None
+    kind = "open" if match.group("kind").startswith("Open") else "proprietary"
+    return match.group("version"), kind
+
+
+def loaded_module(root: Path = Path("/")) -> tuple[str, str] | None:
+    try:
+        text = (root / "proc/driver/nvidia/version").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    found = parse_proc_version(text)
+    if found:
+        return found
+    try:
+        version = (root / "sys/module/nvidia/version").read_text().strip()
+    except OSError:
+        return None
+    return (version, "unknown") if version else None

@@ -1,0 +1,159 @@
+"""Display devices on the PCI bus, read from Linux sysfs: works with no driver installed.
+
+This is how gpu-wizard sees an NVIDIA card that NVML cannot (no driver, nouveau bound, a
+container started without GPU access), and AMD/Intel GPUs. Names come from our own catalog
+(content/gpus.toml), else the system's pci.ids, else a plain "NVIDIA GPU (device 0x2b85)".
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from wizard.content import content_dir
+from wizard.probe.model import Gpu
+
+VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
+VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}
+# Display devices that are not compute GPUs: server BMCs and virtual adapters.
+NOT_COMPUTE = {
+    "1a03": "ASPEED BMC display",
+    "102b": "Matrox BMC display",
+    "15ad": "VMware virtual display",
+    "1af4": "virtio virtual display",
+    "80ee": "VirtualBox virtual display",
+    "1414": "Microsoft virtual display (Hyper-V / WSL)",
+    "1234": "QEMU virtual display",
+    "1b36": "QEMU virtual display",
+}
+PCI_IDS_PATHS = (
+    "usr/share/hwdata/pci.ids",
+    "usr/share/misc/pci.ids",
+    "usr/share/pci.ids",
+    "usr/local/share/pci.ids",
+    "usr/share/misc/pci.ids.gz",
+)
+_LAPTOP_NAME = re.compile(r"Laptop|Max-Q|Mobile|\b[A-Z]{2}\d{3}M\b|\b\d{3,4}M\b")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]]:
+    """GPUs from sysfs, and the display devices skipped as not compute GPUs."""
+    base = root / "sys/bus/pci/devices"
+    try:
+        devices = sorted(base.iterdir())
+    except OSError:
+        return (), ()
+    gpus: list[Gpu] = []
+    skipped: list[str] = []
+    for dev in devices:
+        pci_class = _read(dev / "class")
+        if not pci_class or not pci_class.startswith("0x03"):
+            continue
+        vendor_id = (_read(dev / "vendor") or "").removeprefix("0x").lower()
+        device_id = (_read(dev / "device") or "").removeprefix("0x").lower()
+        pci_id = f"{vendor_id}:{device_id}"
+        if vendor_id in NOT_COMPUTE:
+            skipped.append(f"{NOT_COMPUTE[vendor_id]} ({pci_id})")
+            continue
+        driver_link = dev / "driver"
+        try:
+            driver = driver_link.resolve(strict=True).name if driver_link.is_symlink() else ""
+        except OSError:
+            driver = ""
+        vendor = VENDORS.get(vendor_id, "other")
+        entry = catalog_entry(pci_id)
+        name = entry["name"] if entry else pci_ids_name(vendor_id, device_id, root)
+        if not name:
+            label = VENDOR_NAMES.get(vendor, f"PCI vendor 0x{vendor_id}")
+            name = f"{label} GPU (device 0x{device_id})"
+        vram = _amd_vram(dev) if vendor == "amd" else None
+        if vram is None and entry and entry.get("vram_gb") and entry.get("vendor") == vendor:
+            vram = float(entry["vram_gb"])
+        laptop = True if (entry and entry.get("segment") == "laptop") or _LAPTOP_NAME.search(name) else None
+        gpus.append(Gpu(
+            vendor=vendor,
+            name=name,
+            source="pci",
+            vram_gb=vram,
+            compute_capability=(entry or {}).get("compute_capability") if vendor == "nvidia" else None,
+            pci_id=pci_id,
+            kernel_driver=driver,
+            bus_id=dev.name.lower(),
+            laptop=laptop,
+        ))
+    return tuple(gpus), tuple(skipped)
+
+
+def _amd_vram(dev: Path) -> float | None:
+    raw = _read(dev / "mem_info_vram_total")
+    try:
+        return round(int(raw) / 1024**3, 2) if raw else None
+    except ValueError:
+        return None
+
+
+@cache
+def _catalog() -> dict[str, dict]:
+    """pci id → catalog entry; an id shared by several models maps to none of them."""
+    try:
+        with (content_dir() / "gpus.toml").open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    seen: dict[str, list[dict]] = {}
+    for entry in data.get("gpu", []):
+        vendor_id = str(entry.get("pci_vendor_id", "")).removeprefix("0x").lower()
+        for dev in entry.get("pci_device_ids", []):
+            key = f"{vendor_id}:{str(dev).removeprefix('0x').lower()}"
+            seen.setdefault(key, []).append(entry)
+    return {key: entries[0] for key, entries in seen.items() if len(entries) == 1}
+
+
+def catalog_entry(pci_id: str) -> dict | None:
+    return _catalog().get(pci_id.lower())
+
+
+def pci_ids_name(vendor_id: str, device_id: str, root: Path = Path("/")) -> str | None:
+    """The device's name from the system's pci.ids, e.g. "AD102 [GeForce RTX 4090]" → "GeForce RTX 4090"."""
+    for rel in PCI_IDS_PATHS:
+        path = root / rel
+        if path.is_file():
+            return _lookup(path, vendor_id.lower(), device_id.lower())
+    return None
+
+
+def _lookup(path: Path, vendor_id: str, device_id: str) -> str | None:
+    opener = gzip.open if path.suffix == ".gz" else open
+    vendor_name = None
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.strip() or line.startswith("#"):
+                    continue
+                if not line.startswith("\t"):
+                    if vendor_name is not None or line.startswith("C "):
+                        return None  # left our vendor's block (or reached the class list)
+                    if line[:4].lower() == vendor_id:
+                        vendor_name = line[4:].strip()
+                    continue
+                if vendor_name is not None and not line.startswith("\t\t"):
+                    if line[1:5].lower() == device_id:
+                        return _marketing_name(line[5:].strip())
+    except OSError:
+        return None
+    return None
+
+
+def _marketing_name(raw: str) -> str:
+    match = re.search(r"\[(.+)\]\s*$", raw)
+    return match.group(1) if match else raw

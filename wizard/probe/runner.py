@@ -1,0 +1,118 @@
+"""Run an external command with a hard time bound, whatever the child does.
+
+`subprocess.run(timeout=...)` is not enough: after killing the child it waits without a bound,
+which blocks forever on a child stuck in the kernel (a wedged GPU puts nvidia-smi and NVML in
+uninterruptible sleep) or on grandchildren that keep the pipes open. Here the child gets its own
+process group, the whole group is killed on timeout, and if even that does not free the pipes
+within a second the child is abandoned: the caller always gets an answer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+_GRACE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    status: str  # "ok" (ran and exited, any code) | "timeout" | "not-found" | "crashed" | "error"
+    returncode: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.returncode == 0
+
+
+def run_bounded(
+    argv: list[str],
+    timeout: float,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> RunResult:
+    start = time.monotonic()
+    kwargs: dict = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
+        )
+    else:
+        kwargs["start_new_session"] = True
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            **kwargs,
+        )
+    except FileNotFoundError:
+        return RunResult("not-found", detail=f"{argv[0]} was not found")
+    except OSError as exc:
+        return RunResult("error", detail=f"{argv[0]} could not start: {exc.strerror or exc}")
+
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        try:
+            proc.communicate(timeout=_GRACE_SECONDS)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            pass  # abandoned: stuck in the kernel; the OS reaps it when it wakes up
+        return RunResult(
+            "timeout",
+            seconds=time.monotonic() - start,
+            detail=f"no answer within {timeout:g} s",
+        )
+    seconds = time.monotonic() - start
+    stdout = out.decode("utf-8", errors="replace")
+    stderr = err.decode("utf-8", errors="replace")
+    if proc.returncode is not None and proc.returncode < 0:
+        sig = _signal_name(-proc.returncode)
+        return RunResult("crashed", proc.returncode, stdout, stderr, seconds, f"killed by {sig}")
+    return RunResult("ok", proc.returncode, stdout, stderr, seconds)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        if sys.platform == "win32":
+            proc.kill()
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def python_child_env(extra_path: list[str] | None = None) -> dict[str, str]:
+    """Environment for a Python child that must import this package (and maybe test fakes)."""
+    env = dict(os.environ)
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parts = list(extra_path or []) + [package_root]
+    if env.get("PYTHONPATH"):
+        parts.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env.pop("PYTHONSTARTUP", None)
+    return env
