@@ -175,6 +175,8 @@ def main() -> int:
         pynvml = import_pynvml()
     except ImportError as exc:
         data = {"status": "error", "reason": "bindings-missing", "error": str(exc)}
+    except Exception as exc:  # a broken module must still produce an answer
+        data = {"status": "error", "reason": "bindings-broken", "error": _safe_str(exc)}
     else:
         data = collect(pynvml, WSL_NVML if sys.platform.startswith("linux") else None)
     sys.stdout.write("\n" + MARKER + json.dumps(data) + "\n")

@@ -1,0 +1,37 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MACHINES = Path(__file__).parent / "machines"
+
+
+@pytest.fixture
+def write_tree(tmp_path):
+    """Build a fake filesystem root: {"sys/class/dmi/id/chassis_type": "10\\n", ...}."""
+
+    def build(files: dict[str, str], symlinks: dict[str, str] | None = None) -> Path:
+        for rel, text in files.items():
+            path = tmp_path / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        for rel, target in (symlinks or {}).items():
+            path = tmp_path / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            target_path = tmp_path / target
+            target_path.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(target_path)
+        return tmp_path
+
+    return build
+
+
+def run_cli(*args: str, env: dict | None = None, cwd: str | None = None, timeout: float = 60):
+    """The CLI as a user runs it: a separate process, so crashes and exit codes are real."""
+    import subprocess
+
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "wizard", *args], capture_output=True, text=True,
+                          env=full_env, cwd=cwd or ROOT, timeout=timeout)

@@ -1,0 +1,122 @@
+"""`gpu-wizard check` as users run it: real probes here, recorded machines, and bad input."""
+
+import json
+import os
+import sys
+
+import psutil
+import pytest
+
+from tests.conftest import MACHINES, run_cli
+from wizard.probe.chassis import detect_linux
+
+RECORDED = ["vm-no-gpu", "laptop-4060", "desktop-1080ti", "apple-m2", "h200-server", "wsl2",
+            "container-no-gpu", "nouveau"]
+
+
+def test_json_on_this_machine_has_the_report_keys_and_true_facts():
+    result = run_cli("check", "--json", "--no-torch")
+    assert result.returncode in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"machine", "findings"}
+    machine = data["machine"]
+    for key in ("os", "os_version", "arch", "python_version", "cpu_model", "cpu_cores", "cpu_threads",
+                "ram_gb", "disk_free_gb", "chassis", "nvidia"):
+        assert key in machine, key
+    assert machine["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert machine["ram_gb"] == pytest.approx(psutil.virtual_memory().total / 2**30, abs=0.2)
+    if hasattr(os, "sched_getaffinity"):
+        assert machine["cpu_threads"] == len(os.sched_getaffinity(0))
+    if sys.platform.startswith("linux"):
+        assert machine["chassis"] == detect_linux()[0]
+        assert "model name" not in machine["cpu_model"]
+    assert "hostname" not in machine, "redacted by default"
+    assert machine["nvidia"]["message"]
+    for finding in data["findings"]:
+        assert set(finding) == {"id", "severity", "title", "detail", "fix"}
+
+
+def test_no_redact_keeps_the_host_name():
+    data = json.loads(run_cli("check", "--json", "--no-torch", "--no-redact").stdout)
+    assert data["machine"]["hostname"]
+
+
+def test_text_output_in_both_languages():
+    en = run_cli("check", "--no-torch", "--lang", "en")
+    zh = run_cli("check", "--no-torch", "--lang", "zh")
+    assert "NVIDIA" in en.stdout and "Findings" in en.stdout
+    assert "检查结论" in zh.stdout
+    assert "Traceback" not in en.stderr + zh.stderr
+
+
+def test_c_locale_prints_without_crashing():
+    result = run_cli("check", "--no-torch", env={"LANG": "C", "LC_ALL": "C", "PYTHONIOENCODING": "ascii"})
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    result.stdout.encode("ascii")
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_recorded_machines_replay(name):
+    path = MACHINES / f"{name}.toml"
+    assert path.exists(), f"recorded machine {path} is missing"
+    result = run_cli("check", "--machine", str(path), "--json")
+    assert result.returncode in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    assert data["machine"]["chassis"]
+    text = run_cli("check", "--machine", str(path)).stdout
+    assert path.name in text
+
+
+def test_laptop_4060_is_shown_as_that_laptop():
+    result = run_cli("check", "--machine", str(MACHINES / "laptop-4060.toml"), "--lang", "en")
+    assert "RTX 4060 Laptop GPU" in result.stdout
+    assert "laptop" in result.stdout
+
+
+def test_nouveau_machine_exits_1_with_the_fix():
+    result = run_cli("check", "--machine", str(MACHINES / "nouveau.toml"))
+    assert result.returncode == 1
+    assert "nouveau" in result.stdout and "ubuntu-drivers" in result.stdout
+
+
+def _one_clear_line(result, needle: str):
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert needle in lines[0]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"[machine\nos = 'Linux'", "not valid TOML"),
+        (b"\xff\xfe[machine]\n", "not UTF-8"),
+        (b"[answers]\ngoal = 'kaggle'\n", "no [machine] table"),
+        (b"[machine]\nos = 'Linux'\ncpu_cores = 'eight'\n", "machine.cpu_cores"),
+        (b"[machine]\nos = 'Linux'\nos_version = ''\narch = 'x86_64'\npython_version = '3.11'\n"
+         b"cpu_model = ''\ncpu_cores = 2\ncpu_threads = 2\nram_gb = 1.0\ndisk_free_gb = 1.0\n"
+         b"chassis = 'spaceship'\n[machine.nvidia]\nstatus = 'ok'\n", "machine.chassis: 'spaceship'"),
+    ],
+)
+def test_bad_machine_files(tmp_path, content, problem):
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    result = run_cli("check", "--machine", str(path))
+    _one_clear_line(result, problem)
+    assert str(path) in result.stderr
+
+
+def test_missing_and_huge_machine_files(tmp_path):
+    _one_clear_line(run_cli("check", "--machine", str(tmp_path / "nope.toml")), "no such file")
+    _one_clear_line(run_cli("check", "--machine", str(tmp_path)), "folder")
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# " + b"x" * (50 * 2**20) + b"\n")
+    _one_clear_line(run_cli("check", "--machine", str(huge)), "too big")
+
+
+def test_unknown_option_is_one_line_and_exit_2():
+    _one_clear_line(run_cli("check", "--frobnicate"), "--frobnicate")
+    _one_clear_line(run_cli("check", "--lang", "fr"), "invalid choice")

@@ -1,0 +1,41 @@
+"""Both languages have every string, and the locale picks the language."""
+
+import re
+
+import pytest
+
+from wizard.i18n import language_from_env, strings, t
+
+
+def test_every_string_exists_in_both_languages():
+    en, zh = set(strings("en")), set(strings("zh"))
+    assert en, "strings are found"
+    assert sorted(en - zh) == [], "missing in zh"
+    assert sorted(zh - en) == [], "missing in en"
+
+
+def test_placeholders_match_between_languages():
+    en, zh = strings("en"), strings("zh")
+    for key in en:
+        assert set(re.findall(r"{(\w+)}", en[key])) == set(re.findall(r"{(\w+)}", zh.get(key, ""))), key
+
+
+def test_chinese_strings_are_chinese():
+    zh = strings("zh")
+    cjk = [k for k, v in zh.items() if re.search(r"[\u4e00-\u9fff]", v)]
+    # Short technical labels ("CPU", "{vram} GB") may stay Latin; sentences may not.
+    latin_sentences = [k for k, v in zh.items() if k not in cjk and len(v.split()) > 4]
+    assert not latin_sentences
+    assert len(cjk) > len(zh) * 0.7
+
+
+@pytest.mark.parametrize("env, lang", [({"LANG": "zh_CN.UTF-8"}, "zh"), ({"LANG": "C"}, "en"),
+                                       ({"LC_ALL": "zh_TW.UTF-8", "LANG": "en_US"}, "zh"),
+                                       ({"LC_ALL": "", "LANG": "en_GB.UTF-8"}, "en"), ({}, "en")])
+def test_language_from_locale(env, lang):
+    assert language_from_env(env) == lang
+
+
+def test_missing_key_falls_back_and_bad_format_values_do_not_raise():
+    assert t("no.such.key", "zh") == "no.such.key"
+    assert "{driver}" in t("nvml.ok", "en", count=1)  # a missing value leaves the template

@@ -1,0 +1,36 @@
+"""The wheel carries content/, so a non-editable install finds its texts and data."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(ROOT)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    [path] = out.glob("gpu_wizard-*.whl")
+    return path
+
+
+def test_wheel_contains_packages_content_and_entry_point(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in ("wizard/cli.py", "wizard/probe/nvml.py", "screens/__init__.py",
+                   "wizard/content/gpus.toml", "wizard/content/en/strings/nvml.toml",
+                   "wizard/content/zh/strings/nvml.toml"):
+        assert needed in names, needed
+    source_content = {p.relative_to(ROOT).as_posix() for p in (ROOT / "content").rglob("*") if p.is_file()}
+    shipped = {n.removeprefix("wizard/") for n in names if n.startswith("wizard/content/")}
+    assert source_content == shipped
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "gpu-wizard = wizard.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert not any(n.startswith("tests/") for n in names)
