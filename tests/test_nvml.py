@@ -37,6 +37,15 @@ def test_each_init_error_class_maps_to_a_status(error, status, reason):
     assert data["error_code"] == error().value
 
 
+def test_driver_without_init_with_flags_falls_back_to_init_v2():
+    module = fake_module(init_error=real.NVMLError_FunctionNotFound, gpus=[LAPTOP_4060])
+    module._nvmlGetFunctionPointer = lambda name: (lambda: module.calls.append(name) or 0)
+    module._nvmlCheckReturn = real._nvmlCheckReturn
+    data = nvml.collect(module)
+    assert data["status"] == "ok"
+    assert "nvmlInit_v2" in module.calls
+
+
 def test_healthy_driver_reports_every_field():
     module = fake_module(gpus=[H200, H200], driver="580.95.05", cuda=13000)
     data = nvml.collect(module)

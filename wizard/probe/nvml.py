@@ -108,22 +108,32 @@ def _device(pynvml: Any, index: int) -> dict[str, Any]:
     return gpu
 
 
+def _init(pynvml: Any, wsl_library: str | None) -> None:
+    try:
+        pynvml.nvmlInit()
+        return
+    except pynvml.NVMLError as exc:
+        code = getattr(exc, "value", None)
+        if code == 12 and wsl_library and os.path.exists(wsl_library):
+            # In WSL the library sits outside the loader's path when started over SSH or sudo.
+            import ctypes
+
+            pynvml.nvmlLib = ctypes.CDLL(wsl_library)
+            pynvml.nvmlInit()
+            return
+        if code != _FUNCTION_NOT_FOUND or not hasattr(pynvml, "_nvmlGetFunctionPointer"):
+            raise
+    # Drivers before nvmlInitWithFlags (R418-era) still have nvmlInit_v2.
+    pynvml._nvmlCheckReturn(pynvml._nvmlGetFunctionPointer("nvmlInit_v2")())
+
+
 def collect(pynvml: Any, wsl_library: str | None = None) -> dict[str, Any]:
     """Query NVML through the given module; returns plain data, never raises."""
     if not hasattr(pynvml, "nvmlInit") or not hasattr(pynvml, "NVMLError"):
         return {"status": "error", "reason": "bindings-broken",
                 "error": f"the pynvml module at {getattr(pynvml, '__file__', '?')} is not nvidia-ml-py"}
     try:
-        try:
-            pynvml.nvmlInit()
-        except pynvml.NVMLError as exc:
-            # In WSL the library sits outside the loader's path when started over SSH or sudo.
-            if getattr(exc, "value", None) != 12 or not wsl_library or not os.path.exists(wsl_library):
-                raise
-            import ctypes
-
-            pynvml.nvmlLib = ctypes.CDLL(wsl_library)
-            pynvml.nvmlInit()
+        _init(pynvml, wsl_library)
     except pynvml.NVMLError as exc:
         return _error(exc, pynvml)
     except OSError as exc:
