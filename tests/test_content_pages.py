@@ -1,0 +1,203 @@
+"""The guide pages and UI strings exist in both languages, read as their language, and stay short.
+
+Pages are shown with Textual's `Markdown` widget only (never in a `Label` or `Static`, where
+`[...]` would be read as markup); they still contain no `[` at all, so quoting a line of a page
+in a label can never eat text either.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import tomllib
+
+import pytest
+
+from wizard.content import content_dir
+from wizard.knowledge import load_knowledge
+
+PAGES = ("welcome", "need-gpu", "nvidia", "form-factor", "budget", "goal", "torch-size", "cloud", "result")
+LANGS = ("en", "zh")
+VERDICTS = ("use-current-gpu", "fix-setup", "use-free-cloud", "rent-cloud", "upgrade-desktop",
+            "buy-desktop", "buy-laptop", "no-gpu-needed")
+FOUR_CALLS = ("import torch", "torch.__version__", "torch.cuda.is_available()", "torch.cuda.get_device_name(0)")
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def page(lang: str, name: str) -> str:
+    return (content_dir() / lang / f"{name}.md").read_text(encoding="utf-8")
+
+
+def prose(text: str) -> str:
+    """The text without code, which is English in both languages."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", text)
+
+
+def cjk_share(text: str) -> float:
+    text = prose(text)
+    cjk = len(CJK.findall(text))
+    latin = len(LATIN_WORD.findall(text))
+    return cjk / max(1, cjk + latin)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_page_exists_in_one_language_only(lang):
+    other = "zh" if lang == "en" else "en"
+    mine = {p.stem for p in (content_dir() / lang).glob("*.md")}
+    theirs = {p.stem for p in (content_dir() / other).glob("*.md")}
+    assert set(PAGES) <= mine
+    assert mine == theirs, f"only in {lang}: {mine - theirs}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_zh_page_reads_as_chinese_and_en_page_as_english(name):
+    assert cjk_share(page("zh", name)) > 0.7
+    assert cjk_share(page("en", name)) < 0.05
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", PAGES)
+def test_page_is_dated(lang, name):
+    text = page(lang, name)
+    marker = "As of 2026-11" if lang == "en" else "信息截至 2026-11"
+    assert marker in text.split("\n\n")[1], "the date belongs right under the title"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_reads_in_about_a_minute(name):
+    words = len(prose(page("en", name)).split())
+    assert 120 <= words <= 700, f"en/{name}.md has {words} words"
+    hanzi = len(CJK.findall(page("zh", name)))
+    assert 200 <= hanzi <= 1000, f"zh/{name}.md has {hanzi} characters"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", PAGES)
+def test_page_has_no_square_brackets(lang, name):
+    assert "[" not in page(lang, name)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", PAGES)
+def test_page_fits_80_columns_where_it_cannot_wrap(lang, name):
+    for line in page(lang, name).splitlines():
+        if line.startswith("|") or line.startswith("    "):
+            assert _width(line) <= 78, f"{lang}/{name}.md: {line!r}"
+
+
+def _width(line: str) -> int:
+    return sum(2 if CJK.match(ch) or "\uff00" <= ch <= "\uffef" else 1 for ch in line)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_both_languages_have_the_same_outline(name):
+    def outline(text: str) -> list[str]:
+        return [line.split(" ", 1)[0] for line in text.splitlines() if line.startswith("#")]
+    assert outline(page("en", name)) == outline(page("zh", name))
+    assert page("en", name).count("```") == page("zh", name).count("```")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cloud_page_shows_the_four_torch_calls(lang):
+    block = re.search(r"```python\n(.*?)```", page(lang, "cloud"), re.S).group(1)
+    assert [line.strip() for line in block.strip().splitlines()] == list(FOUR_CALLS)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_cloud_page_names_every_free_platform_in_mainland_china_and_the_vpn_need(lang):
+    text = page(lang, "cloud")
+    knowledge = load_knowledge()
+    for platform in knowledge.platforms:
+        if platform.region == "cn":
+            assert platform.name.split()[0] in text or platform.display_name("zh")[:2] in text, platform.id
+    assert "VPN" in text
+
+
+def test_goal_page_numbers_match_the_data_in_both_languages():
+    for item in load_knowledge().goals:
+        row = f"| {item.min_vram_gb:g} GB | {item.comfortable_vram_gb:g} GB |"
+        assert row in page("en", "goal") and row in page("zh", "goal"), item.id
+
+
+# --- UI strings ------------------------------------------------------------------------------
+
+
+def strings(lang: str) -> dict[str, str]:
+    with (content_dir() / lang / "strings" / "guide.toml").open("rb") as fh:
+        data = tomllib.load(fh)
+    flat: dict[str, str] = {}
+
+    def walk(prefix: str, table: dict) -> None:
+        for key, value in table.items():
+            if isinstance(value, dict):
+                walk(f"{prefix}{key}.", value)
+            else:
+                assert isinstance(value, str), f"{lang} {prefix}{key} is not text"
+                flat[f"{prefix}{key}"] = value
+    walk("", data)
+    return flat
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_guide_strings_have_the_same_keys_and_placeholders():
+    en, zh = strings("en"), strings("zh")
+    assert set(en) == set(zh), f"only en: {set(en) - set(zh)}; only zh: {set(zh) - set(en)}"
+    for key in en:
+        assert placeholders(en[key]) == placeholders(zh[key]), key
+        assert en[key].strip() and zh[key].strip(), key
+
+
+def test_guide_strings_cover_every_choice_the_wizard_offers():
+    en = strings("en")
+    for verdict in VERDICTS:
+        assert f"verdicts.{verdict}" in en and f"verdict_hints.{verdict}" in en
+    for question, options in {"need_gpu": ("yes", "no", "unsure"), "has_nvidia": ("yes", "no", "unsure"),
+                              "form_factor": ("desktop", "laptop", "server", "unsure")}.items():
+        for option in options:
+            assert f"options.{question}.{option}" in en
+        assert f"questions.{question}" in en and f"steps.{question}" in en
+    for button in ("back", "next", "save", "quit", "help"):
+        assert f"buttons.{button}" in en
+    for problem in ("not_a_number", "negative", "too_large", "unknown_currency"):
+        assert f"budget.{problem}" in en
+
+
+def test_chinese_strings_read_as_chinese_and_english_ones_do_not():
+    for key, text in strings("zh").items():
+        assert CJK.search(text), f"zh {key} has no Chinese: {text!r}"
+    for key, text in strings("en").items():
+        assert not CJK.search(text), f"en {key} has Chinese: {text!r}"
+
+
+def test_strings_format_without_errors():
+    values = {name: "1" for lang in LANGS for text in strings(lang).values() for name in placeholders(text)}
+    for lang in LANGS:
+        for key, text in strings(lang).items():
+            text.format(**values)  # a stray brace would raise here
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+
+async def test_every_page_renders_in_a_markdown_widget_at_80_columns():
+    from textual.app import App, ComposeResult
+    from textual.widgets import Markdown
+
+    class PageApp(App):
+        def compose(self) -> ComposeResult:
+            yield Markdown("")
+
+    app = PageApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        widget = app.query_one(Markdown)
+        for lang in LANGS:
+            for name in PAGES:
+                await widget.update(page(lang, name))
+                await pilot.pause()
+                assert widget.children, f"{lang}/{name}.md rendered nothing"
