@@ -15,6 +15,8 @@ from wizard import __version__
 # name → module; the order is the order of `--help`.
 COMMANDS = {
     "check": "wizard.commands.check",
+    "torch-command": "wizard.commands.torch_command",
+    "report": "wizard.commands.report_cmd",
 }
 
 

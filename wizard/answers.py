@@ -1,0 +1,235 @@
+"""The user's five answers, and the checks that keep a hand-written answers file honest.
+
+The same table is the report's `[answers]` (CONTRACTS.md), so a saved report works as an
+answers file. Every problem names the key and the reason, because the person reading the
+message is often a TA fixing a student's file, not the student.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+NEED_GPU = ("yes", "no", "unsure")
+HAS_NVIDIA = ("yes", "no", "unsure")
+FORM_FACTORS = ("desktop", "laptop", "server", "unsure")
+CURRENCIES = ("CNY", "USD")
+DEFAULT_GOAL = "learning"
+
+# Sanity bounds, not prices: a student's budget above these is a typo (or a hostile file),
+# and would otherwise flow into price comparisons. The knowledge data's per-currency
+# `max_budget` wins when it is loaded; these cover the case where it is not.
+_FALLBACK_MAX_BUDGET = {"USD": 1_000_000, "CNY": 7_100_000}
+
+
+@dataclass(frozen=True)
+class Answers:
+    need_gpu: str = "unsure"
+    has_nvidia: str = "unsure"
+    form_factor: str = "unsure"
+    # None: the user did not say ("unsure"); 0: nothing to spend.
+    budget_amount: float | int | None = None
+    budget_currency: str = "USD"
+    goal: str = DEFAULT_GOAL
+
+    def unsure_fields(self) -> tuple[str, ...]:
+        """Answers left open, which the advice fills with defaults it must admit to."""
+        out = [name for name in ("need_gpu", "has_nvidia", "form_factor")
+               if getattr(self, name) == "unsure"]
+        if self.budget_amount is None:
+            out.append("budget_amount")
+        return tuple(out)
+
+
+def answers_to_dict(answers: Answers) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "need_gpu": answers.need_gpu,
+        "has_nvidia": answers.has_nvidia,
+        "form_factor": answers.form_factor,
+        "budget_currency": answers.budget_currency,
+        "goal": answers.goal,
+    }
+    if answers.budget_amount is not None:
+        data["budget_amount"] = answers.budget_amount
+    return data
+
+
+class AnswersError(ValueError):
+    """Answers that cannot be used; `problems` holds one "key: reason" line each."""
+
+    def __init__(self, problems: list[str], source_name: str = ""):
+        self.problems = problems
+        self.source_name = source_name
+        prefix = f"{source_name}: " if source_name else ""
+        super().__init__("; ".join(prefix + p for p in problems))
+
+
+def goal_ids(knowledge: Any) -> tuple[str, ...] | None:
+    """The goal ids the knowledge offers; None when no knowledge is loaded (ids unchecked)."""
+    return None if knowledge is None else tuple(knowledge.goal_ids)
+
+
+def currencies(knowledge: Any = None) -> tuple[str, ...]:
+    return CURRENCIES if knowledge is None else tuple(knowledge.currency_codes)
+
+
+def max_budget(currency: str, knowledge: Any = None) -> float | None:
+    """The largest believable budget in `currency`; None for a currency we do not know."""
+    if knowledge is not None:
+        try:
+            return float(knowledge.currency(currency).max_budget)
+        except KeyError:
+            return None
+    return _FALLBACK_MAX_BUDGET.get(currency)
+
+
+def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) -> list[str]:
+    """Every problem with an `[answers]` table, each prefixed with its key path."""
+    if not isinstance(data, dict):
+        return [f"{path}: expected a table, got {_type_name(data)}"]
+    problems: list[str] = []
+    for key, allowed in (("need_gpu", NEED_GPU), ("has_nvidia", HAS_NVIDIA),
+                         ("form_factor", FORM_FACTORS)):
+        if key in data:
+            problems += _enum_problem(data[key], allowed, f"{path}.{key}")
+    known_currencies = currencies(knowledge)
+    currency = data.get("budget_currency", "USD")
+    currency_ok = not _enum_problem(currency, known_currencies, "")
+    if "budget_currency" in data:
+        problems += _enum_problem(currency, known_currencies, f"{path}.budget_currency")
+    if "budget_amount" in data:
+        problems += _budget_problems(data["budget_amount"], currency if currency_ok else "USD",
+                                     f"{path}.budget_amount", knowledge)
+    if "goal" in data:
+        goal = data["goal"]
+        ids = goal_ids(knowledge)
+        if not isinstance(goal, str):
+            problems.append(f"{path}.goal: expected text, got {_type_name(goal)}")
+        elif ids is not None and goal not in ids:
+            problems.append(f"{path}.goal: {_show(goal)} is not a known goal; use one of {', '.join(ids)}")
+        elif ids is None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", goal):
+            problems.append(f"{path}.goal: {_show(goal)} is not a goal id (lower-case words joined by -)")
+    return problems
+
+
+def parse_answers(data: Any, source_name: str = "", knowledge: Any = None) -> Answers:
+    """An `[answers]` table → Answers. Missing keys count as "unsure"; bad values raise."""
+    problems = answers_problems(data, "answers", knowledge)
+    if problems:
+        raise AnswersError(problems, source_name)
+    amount = data.get("budget_amount")
+    if isinstance(amount, float) and amount.is_integer():
+        amount = int(amount)
+    return Answers(
+        need_gpu=data.get("need_gpu", "unsure"),
+        has_nvidia=data.get("has_nvidia", "unsure"),
+        form_factor=data.get("form_factor", "unsure"),
+        budget_amount=amount,
+        budget_currency=data.get("budget_currency", "USD"),
+        goal=data.get("goal", DEFAULT_GOAL),
+    )
+
+
+def unknown_answer_keys(data: Any) -> list[str]:
+    """Keys a reader of this version ignores; worth a note, since they are often typos."""
+    if not isinstance(data, dict):
+        return []
+    known = {"need_gpu", "has_nvidia", "form_factor", "budget_amount", "budget_currency", "goal"}
+    return sorted(k for k in data if k not in known)
+
+
+def _enum_problem(value: Any, allowed: tuple[str, ...], path: str) -> list[str]:
+    if not isinstance(value, str):
+        return [f"{path}: expected text, got {_type_name(value)}"]
+    if value not in allowed:
+        return [f"{path}: {_show(value)} is not one of {', '.join(allowed)}"]
+    return []
+
+
+def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> list[str]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return [f"{path}: expected a number, got {_type_name(value)}"]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{path}: {value} is not a number of money"]
+    if value < 0:
+        return [f"{path}: {value} is negative; use 0 for nothing to spend"]
+    cap = max_budget(currency, knowledge)
+    if cap is not None and value > cap:
+        shown = f"{value:.3g}" if value >= 1e12 else f"{value:,}"
+        return [f"{path}: {shown} {currency} is implausibly large (at most {cap:,.0f} {currency})"]
+    return []
+
+
+def _show(value: str) -> str:
+    return repr(value if len(value) <= 40 else value[:40] + "…")
+
+
+def _type_name(raw: Any) -> str:
+    return {
+        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
+        float: "a number",
+    }.get(type(raw), type(raw).__name__)
+
+
+# ---------------------------------------------------------------- budget typed in the UI ---
+
+_CNY_WORDS = ("¥", "￥", "元", "块", "rmb", "cny", "人民币", "yuan")
+_USD_WORDS = ("us$", "$", "usd", "美元", "美金", "dollars", "dollar")
+_MULTIPLIERS = {"k": 1_000, "千": 1_000, "w": 10_000, "万": 10_000}
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?|\.\d+)")
+
+BUDGET_ERRORS = ("empty", "not-a-number", "negative", "too-large", "unknown-currency")
+
+
+def parse_budget(text: str, default_currency: str = "USD",
+                 knowledge: Any = None) -> tuple[int | float, str] | str:
+    """What the user typed → (amount, currency), or an i18n key `advice.budget.<error>`.
+
+    Accepts "5000", "5,000", "5000 CNY", "¥5000", "$800", "800 usd", "５０００", "5k", "1.2万".
+    """
+    s = unicodedata.normalize("NFKC", text or "").strip().lower()
+    if not s:
+        return _budget_error("empty")
+    if s.startswith("-") or s.startswith("−"):
+        return _budget_error("negative")
+    currency = None
+    for word in sorted(_CNY_WORDS + _USD_WORDS, key=len, reverse=True):
+        if word in s:
+            found = "CNY" if word in _CNY_WORDS else "USD"
+            if currency not in (None, found):
+                return _budget_error("unknown-currency")
+            currency = found
+            s = s.replace(word, " ")
+    for code in currencies(knowledge):
+        if code.lower() in s:
+            currency = currency or code
+            s = s.replace(code.lower(), " ")
+    s = s.replace(",", "").replace("_", "").replace(" ", "")
+    if not s:
+        return _budget_error("empty")
+    if "-" in s:
+        return _budget_error("negative")
+    multiplier = 1
+    if s[-1] in _MULTIPLIERS:
+        multiplier = _MULTIPLIERS[s[-1]]
+        s = s[:-1]
+    match = _NUMBER.fullmatch(s)
+    if not match:
+        return _budget_error("unknown-currency" if re.fullmatch(r"[\d.]+[a-z]+", s)
+                             else "not-a-number")
+    amount = float(match.group(1)) * multiplier
+    currency = currency or default_currency
+    cap = max_budget(currency, knowledge)
+    if cap is None:
+        return _budget_error("unknown-currency")
+    if not math.isfinite(amount) or amount > cap:
+        return _budget_error("too-large")
+    amount = round(amount, 2)
+    return (int(amount) if amount.is_integer() else amount), currency
+
+
+def _budget_error(name: str) -> str:
+    return f"advice.budget.{name}"

@@ -1,0 +1,119 @@
+"""`gpu-wizard --answers FILE --report OUT [--machine FILE] [--lang]`: the wizard without a UI.
+
+Everything a bad input can break is checked before the slow part (probing) and before
+anything is written, so a mistake costs one clear line and exit status 2, never a half
+report. A saved report works as the answers file: a TA re-runs a student's answers with
+`--answers student.toml --machine student.toml`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from wizard.i18n import language_from_env, t
+
+
+def run_headless(args: argparse.Namespace) -> int:
+    from wizard.answers import AnswersError, parse_answers, unknown_answer_keys
+    from wizard.knowledge import KnowledgeError, load_knowledge
+    from wizard.report import (
+        ReportError, ReportExistsError, ReportSaveError, default_report_path, read_toml,
+    )
+
+    lang = getattr(args, "lang", None) or language_from_env()
+    try:
+        knowledge = load_knowledge()
+    except KnowledgeError as exc:
+        _err(t("report.headless.knowledge-broken", lang, error=exc))
+        return 2
+
+    answers_path = Path(args.answers)
+    try:
+        data = read_toml(answers_path)
+    except ReportError as exc:
+        _err(exc.message(lang))
+        return 2
+    if not isinstance(data.get("answers"), dict):
+        _err(t("report.headless.no-answers", lang, path=answers_path))
+        return 2
+    try:
+        answers = parse_answers(data["answers"], str(answers_path), knowledge)
+    except AnswersError as exc:
+        _err(t("report.headless.bad-answers", lang, path=answers_path))
+        for problem in exc.problems:
+            _err(f"  {problem}")
+        return 2
+    for key in unknown_answer_keys(data["answers"]):
+        _err(t("report.headless.ignored-key", lang, path=answers_path, name=key))
+
+    out = Path(args.report) if getattr(args, "report", None) else default_report_path()
+    # Refuse a taken name now, not after a minute of probing; save_report checks again.
+    if out.exists() or out.is_symlink():
+        _err(ReportExistsError(out).message(lang))
+        return 2
+    if not out.parent.is_dir():
+        _err(ReportSaveError(out, "report.error.no-folder", folder=out.parent).message(lang))
+        return 2
+
+    machine = _machine(args, lang, out)
+    if machine is None:
+        return 2
+    if not getattr(args, "machine", None) and isinstance(data.get("machine"), dict):
+        _err(t("report.headless.machine-hint", lang, path=answers_path))
+
+    from wizard.advise import advise
+    from wizard.commands.report_cmd import render_recommendation
+    from wizard.diagnose import diagnose
+    from wizard.report import build_report, save_report
+
+    findings = diagnose(machine, lang)
+    recommendation = advise(answers, machine, knowledge, lang, findings, _torch_choice(machine, lang))
+    report = build_report(answers, machine, findings, recommendation, lang,
+                          redact=not getattr(args, "no_redact", False))
+    try:
+        saved = save_report(report, out)
+    except ReportError as exc:
+        _err(exc.message(lang))
+        return 2
+    _out(render_recommendation(report["recommendation"], lang, knowledge))
+    _out("\n" + t("report.headless.saved", lang, path=saved) + "\n")
+    return 0
+
+
+def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
+    """The recorded machine from --machine, or this computer's; None after an error message."""
+    recorded = getattr(args, "machine", None)
+    if recorded:
+        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.probe import explain
+
+        try:
+            return explain.localize(load_machine(recorded), lang)
+        except MachineFileError as exc:
+            _err(f"gpu-wizard: {exc}")
+            return None
+    from wizard.probe.gather import gather
+
+    return gather(lang, python=getattr(args, "python", None), report_path=out.parent)
+
+
+def _torch_choice(machine: Any, lang: str) -> Any:
+    """wizard.install's choice of torch build for this machine."""
+    from wizard.install import choose_for_machine
+
+    return choose_for_machine(machine, lang)
+
+
+def _out(text: str) -> None:
+    from wizard.textout import safe
+
+    sys.stdout.write(safe(text))
+
+
+def _err(text: str) -> None:
+    from wizard.textout import safe
+
+    sys.stderr.write(safe(text, sys.stderr) + "\n")

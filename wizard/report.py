@@ -1,0 +1,606 @@
+"""The shareable report (CONTRACTS.md, format version 1): build, redact, save, load, check.
+
+A report travels from a student to a TA, so by default it carries nothing that identifies a
+person or a machine; it is written atomically and never replaces an existing file silently,
+and reading one treats the file as hostile (size cap, encoding, TOML errors with the line).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import errno
+import getpass
+import math
+import os
+import platform
+import re
+import stat
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any, Iterable
+
+import tomli_w
+
+from wizard import __version__
+from wizard.answers import answers_problems, answers_to_dict
+from wizard.findings import SEVERITIES
+from wizard.i18n import LANGUAGES, t
+from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
+
+SCHEMA = "gpu-wizard/report/1"
+SCHEMA_PREFIX = "gpu-wizard/report/"
+MAX_REPORT_BYTES = 1_000_000
+VERDICTS = (
+    "use-current-gpu", "fix-setup", "use-free-cloud", "rent-cloud",
+    "upgrade-desktop", "buy-desktop", "buy-laptop", "no-gpu-needed",
+)
+_FINDING_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+# ------------------------------------------------------------------------------ errors ---
+
+class ReportError(Exception):
+    """A report problem the user can act on; `message(lang)` says it in their language."""
+
+    key = "report.error.generic"
+
+    def __init__(self, path: Path | str, reason: str = "", raw: str = "", **values: Any):
+        self.path = Path(path)
+        self.reason = reason    # an i18n key for the cause, or ""
+        self.raw = raw          # a cause that has no translation (an OS or TOML message)
+        self.values = values
+        super().__init__(self.message("en"))
+
+    def detail(self, lang: str = "en") -> str:
+        if self.reason:
+            return t(self.reason, lang, **self.values)
+        return self.raw
+
+    def message(self, lang: str = "en") -> str:
+        return t(self.key, lang, path=self.path, detail=self.detail(lang), **self.values)
+
+
+class ReportExistsError(ReportError):
+    key = "report.error.exists"
+
+    def __init__(self, path: Path | str):
+        self.suggestion = next_free_path(Path(path))
+        super().__init__(path, suggestion=self.suggestion)
+
+
+class ReportSaveError(ReportError):
+    key = "report.error.save"
+
+
+class ReportReadError(ReportError):
+    """The file cannot be read as TOML at all (missing, too big, not UTF-8, bad syntax)."""
+
+    key = "report.error.read"
+
+
+class ReportInvalidError(ReportError):
+    """The file is TOML but not a valid report; `problems` names each key path."""
+
+    key = "report.error.invalid"
+
+    def __init__(self, path: Path | str, problems: list[str]):
+        self.problems = problems
+        super().__init__(path, raw="; ".join(problems), count=len(problems))
+
+
+# ----------------------------------------------------------------------------- building ---
+
+def build_report(answers: Any, machine: Any, findings: Iterable[Any], recommendation: Any,
+                 lang: str, redact: bool = True, now: dt.datetime | None = None,
+                 identifiers: Iterable[str] | None = None) -> dict[str, Any]:
+    """Everything the user saw, as TOML-ready data; identifiers removed unless redact=False."""
+    created = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+    report = {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "created": created.replace(microsecond=0),
+        "language": lang if lang in LANGUAGES else "en",
+        "redacted": False,
+        "answers": answers_to_dict(answers) if dataclasses.is_dataclass(answers) else dict(answers),
+        "machine": _plain(machine),
+        "findings": [_plain(f) for f in findings],
+        "recommendation": _plain(recommendation),
+    }
+    return redact_report(report, identifiers) if redact else report
+
+
+def _plain(obj: Any) -> Any:
+    return to_dict(obj) if dataclasses.is_dataclass(obj) else _drop_none(obj)
+
+
+def _drop_none(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop_none(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, (list, tuple)):
+        return [_drop_none(v) for v in obj]
+    return obj
+
+
+# ---------------------------------------------------------------------------- redaction ---
+
+# Keys whose value identifies a machine or person wherever they appear.
+_IDENTIFYING_KEYS = frozenset({
+    "hostname", "host", "uuid", "serial", "serial_number", "board_serial", "product_serial",
+    "product_uuid", "machine_id", "mac", "mac_address", "ip", "ip_address", "username", "user",
+})
+# Host and user names too generic to identify anyone, and too common as words to blank out
+# of the text (a host called "debian" must not erase the OS name).
+_GENERIC_NAMES = frozenset({
+    "root", "user", "admin", "administrator", "nvidia", "cuda", "torch", "python", "home", "users",
+    "default", "public", "guest", "runner", "jovyan", "colab", "kaggle", "gpu", "server", "desktop",
+    "laptop", "workstation", "linux", "ubuntu", "debian", "fedora", "centos", "rocky", "arch",
+    "archlinux", "manjaro", "kali", "mint", "pop-os", "raspberrypi", "localhost", "wsl", "docker",
+})
+_HOME_PATTERNS = (
+    re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/)"
+               r"(?P<user>[^\\/\s\"':;,]+)", re.IGNORECASE),
+    re.compile(r"/mnt/[a-z]/Users/(?P<user>[^/\s\"':;,]+)", re.IGNORECASE),
+    re.compile(r"(?<![\w.~-])/(?:var/)?home/(?P<user>[^/\s\"':;,]+)"),
+    re.compile(r"(?<![\w.~-])/root(?=/|\b|$)"),
+)
+_GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
+_UUID = re.compile(r"\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
+_MAC = re.compile(r"\b[0-9a-fA-F]{2}(?:[:-][0-9a-fA-F]{2}){5}\b")
+_IPV4 = re.compile(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.])")
+_IPV6 = re.compile(r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}(?::[0-9a-fA-F]{1,4}){1,7}(?![\w:])"
+                   r"|(?<![\w:])(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}(?![\w:])")
+_SERIAL = re.compile(r"(?i)\b(serial(?:[ _]?(?:number|no))?\s*[:=#]\s*)[^\s,;)]+")
+
+
+def local_identifiers() -> list[str]:
+    """This computer's host and user names, which may appear in probe messages."""
+    names = []
+    for get in (platform.node, getpass.getuser):
+        try:
+            names.append(get())
+        except Exception:  # getuser raises when there is no user name at all (containers)
+            pass
+    return [n for n in names if n]
+
+
+def redact_report(report: dict[str, Any], identifiers: Iterable[str] | None = None) -> dict[str, Any]:
+    """A copy with host/user names, home paths, UUIDs, serials, MAC and IP addresses removed.
+
+    `identifiers` are extra names to scrub (default: this computer's host and user names);
+    the machine's own hostname and user names found in home paths are always scrubbed.
+    """
+    names = set(local_identifiers() if identifiers is None else identifiers)
+    machine = report.get("machine")
+    if isinstance(machine, dict) and isinstance(machine.get("hostname"), str):
+        names.add(machine["hostname"])
+    names |= _users_in_paths(report)
+    names = {n for n in names if isinstance(n, str) and len(n) >= 3 and n.lower() not in _GENERIC_NAMES}
+    scrubber = _Scrubber(names)
+    out = scrubber.walk(report, ())
+    out["redacted"] = True
+    torch = out.get("machine", {}).get("torch") if isinstance(out.get("machine"), dict) else None
+    if isinstance(torch, dict) and isinstance(torch.get("interpreter"), str):
+        torch["interpreter"] = interpreter_name(report["machine"]["torch"]["interpreter"])
+    return out
+
+
+redact = redact_report  # the short name callers use; build_report's `redact=` flag shadows it there
+
+
+def interpreter_name(path: str) -> str:
+    """/home/alice/venv/bin/python3.11 → python3.11 (Windows paths too)."""
+    return re.split(r"[\\/]", path.rstrip("\\/"))[-1] or path
+
+
+def _users_in_paths(obj: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(obj, dict):
+        for v in obj.values():
+            found |= _users_in_paths(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            found |= _users_in_paths(v)
+    elif isinstance(obj, str):
+        for pattern in _HOME_PATTERNS:
+            for m in pattern.finditer(obj):
+                if "user" in pattern.groupindex and m.group("user"):
+                    found.add(m.group("user"))
+    return found
+
+
+class _Scrubber:
+    def __init__(self, names: set[str]):
+        self.names = sorted(names, key=len, reverse=True)
+        home = os.path.expanduser("~")
+        self.home = home if len(home) > 3 else None
+
+    def walk(self, obj: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(obj, dict):
+            return {k: self.walk(v, path + (k,)) for k, v in obj.items()
+                    if k.lower() not in _IDENTIFYING_KEYS}
+        if isinstance(obj, list):
+            return [self.walk(v, path) for v in obj]
+        if isinstance(obj, str):
+            # The recommendation is our own prose: a user called "lab" must not blank the word.
+            return self.text(obj, is_version=bool(path) and path[-1].endswith("version"),
+                             names=not path or path[0] != "recommendation")
+        return obj
+
+    def text(self, s: str, is_version: bool = False, names: bool = True) -> str:
+        if self.home and self.home in s:
+            s = s.replace(self.home, "~")
+        for pattern in _HOME_PATTERNS:
+            s = pattern.sub("~", s)
+        s = _GPU_UUID.sub("GPU-<uuid>", s)
+        s = _UUID.sub("<uuid>", s)
+        s = _MAC.sub("<mac>", s)
+        s = _SERIAL.sub(r"\1<serial>", s)
+        if not is_version:  # "10.0.22631.4602" style versions are not addresses
+            s = _IPV4.sub("<ip>", s)
+            s = _IPV6.sub("<ip>", s)
+        for name in self.names if names else ():
+            s = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", "<redacted>", s,
+                       flags=re.IGNORECASE)
+        return s
+
+
+# ------------------------------------------------------------------------------ saving ---
+
+def default_report_path(now: dt.datetime | None = None, cwd: Path | None = None,
+                        home: Path | None = None) -> Path:
+    """gpu-report-YYYYMMDD-HHMMSS.toml in cwd, or in the home directory when cwd is read-only."""
+    now = now or dt.datetime.now()
+    name = f"gpu-report-{now:%Y%m%d-%H%M%S}.toml"
+    folder = Path.cwd() if cwd is None else cwd
+    if not _writable_dir(folder):
+        folder = Path.home() if home is None else home
+    return next_free_path(folder / name)
+
+
+def _writable_dir(folder: Path) -> bool:
+    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def next_free_path(path: Path) -> Path:
+    """path, or path with -2, -3, ... before the suffix: the first name not taken."""
+    path = Path(path)
+    if not path.exists():
+        return path
+    for n in range(2, 10_000):
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        if not candidate.exists():
+            return candidate
+    return path.with_name(f"{path.stem}-{os.getpid()}{path.suffix}")
+
+
+def dumps_report(report: dict[str, Any]) -> str:
+    return tomli_w.dumps(report)
+
+
+def save_report(report: dict[str, Any], path: Path | str, overwrite: bool = False) -> Path:
+    """Write atomically (temp file + rename in the same folder); refuse to replace a file."""
+    path = Path(path)
+    try:
+        data = dumps_report(report).encode("utf-8")
+    except (TypeError, ValueError) as exc:  # a None or a nan deep inside: a bug, said plainly
+        raise ReportSaveError(path, raw=f"the report could not be encoded as TOML ({exc})") from exc
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ReportSaveError(path, "report.error.is-dir")
+    if not overwrite and (path.exists() or path.is_symlink()):
+        raise ReportExistsError(path)
+    if not folder.is_dir():
+        raise ReportSaveError(path, "report.error.no-folder", folder=folder)
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _save_error(path, exc, folder) from exc
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644 & ~_umask())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _publish_without_overwrite(tmp, path)
+    except ReportError:
+        raise
+    except OSError as exc:
+        raise _save_error(path, exc, folder) from exc
+    finally:
+        if tmp.exists():
+            tmp.unlink(missing_ok=True)
+    return path
+
+
+def _publish_without_overwrite(tmp: Path, path: Path) -> None:
+    # A hard link fails if the name was taken meanwhile, which closes the race a plain
+    # exists-check leaves; file systems without hard links fall back to that check.
+    try:
+        os.link(tmp, path)
+    except FileExistsError as exc:
+        raise ReportExistsError(path) from exc
+    except OSError:
+        if path.exists():
+            raise ReportExistsError(path) from None
+        os.replace(tmp, path)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _save_error(path: Path, exc: OSError, folder: Path) -> ReportSaveError:
+    if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return ReportSaveError(path, "report.error.read-only", folder=folder)
+    if exc.errno == errno.ENOSPC:
+        return ReportSaveError(path, "report.error.disk-full", folder=folder)
+    return ReportSaveError(path, raw=exc.strerror or str(exc))
+
+
+# ----------------------------------------------------------------------------- reading ---
+
+def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, Any]:
+    """A TOML file read defensively: regular file, size cap, UTF-8, syntax error with its line."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ReportReadError(path, "report.error.not-found") from None
+    except OSError as exc:
+        raise ReportReadError(path, raw=exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ReportReadError(path, "report.error.is-dir")
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+        raise ReportReadError(path, "report.error.not-regular")
+    if info.st_size > max_bytes:
+        raise ReportReadError(path, "report.error.too-big", size=_size(info.st_size),
+                              limit=_size(max_bytes))
+    try:
+        with path.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise ReportReadError(path, raw=exc.strerror or str(exc)) from None
+    if len(raw) > max_bytes:
+        raise ReportReadError(path, "report.error.too-big", size=_size(len(raw)),
+                              limit=_size(max_bytes))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ReportReadError(path, "report.error.not-utf8", line=line) from None
+    text = text.removeprefix("\ufeff")  # Windows Notepad's byte-order mark
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ReportReadError(path, "report.error.toml", error=str(exc)) from None
+    except RecursionError:
+        raise ReportReadError(path, "report.error.toml", error="nested too deeply") from None
+
+
+def _size(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n / 1000:.0f} kB"
+
+
+def read_report(path: Path | str) -> dict[str, Any]:
+    """The raw TOML of a report; ReportReadError when it cannot be read at all."""
+    return read_toml(path, MAX_REPORT_BYTES)
+
+
+def load_report(path: Path | str, knowledge: Any = None) -> dict[str, Any]:
+    """A report that passed validate_report; ReportReadError / ReportInvalidError otherwise."""
+    data = read_report(path)
+    problems = validate_report(data, knowledge)
+    if problems:
+        raise ReportInvalidError(path, problems)
+    return data
+
+
+# -------------------------------------------------------------------------- validation ---
+
+def validate_report(data: Any, knowledge: Any = None) -> list[str]:
+    """Every problem with the report, each with its key path; [] when valid."""
+    if not isinstance(data, dict):
+        return ["(top level): expected a table"]
+    problems: list[str] = []
+    schema = data.get("schema")
+    if schema is None:
+        return ["schema: missing (this is not a gpu-wizard report)"]
+    if not isinstance(schema, str):
+        return [f"schema: expected text, got {_type_name(schema)}"]
+    if schema != SCHEMA:
+        if schema.startswith(SCHEMA_PREFIX):
+            return [f"schema: {schema!r} is a version this gpu-wizard does not read "
+                    f"(it reads {SCHEMA!r}); update gpu-wizard"]
+        return [f"schema: {_short(schema)!r} is not a gpu-wizard report schema"]
+    _check(data, "tool_version", str, problems)
+    created = data.get("created")
+    if created is None:
+        problems.append("created: missing")
+    elif not isinstance(created, dt.datetime) or created.tzinfo is None:
+        problems.append("created: expected a TOML date-time with a time zone, "
+                        "e.g. 2026-11-30T12:00:00Z")
+    _check_enum(data, "language", LANGUAGES, "", problems)
+    _check(data, "redacted", bool, problems)
+
+    if "answers" not in data:
+        problems.append("answers: missing")
+    else:
+        answers = data["answers"]
+        problems += answers_problems(answers, "answers", knowledge)
+        if isinstance(answers, dict):
+            for key in ("need_gpu", "has_nvidia", "form_factor", "goal"):
+                if key not in answers:
+                    problems.append(f"answers.{key}: missing")
+
+    if "machine" not in data:
+        problems.append("machine: missing")
+    else:
+        try:
+            machine_from_dict(data["machine"], "machine")
+        except MachineFormatError as exc:
+            problems += exc.problems
+
+    findings = data.get("findings")
+    if findings is None:
+        problems.append("findings: missing")
+    elif not isinstance(findings, list):
+        problems.append(f"findings: expected a list, got {_type_name(findings)}")
+    else:
+        for i, finding in enumerate(findings):
+            problems += _finding_problems(finding, f"findings[{i}]")
+
+    if "recommendation" not in data:
+        problems.append("recommendation: missing")
+    else:
+        problems += _recommendation_problems(data["recommendation"], "recommendation")
+    return problems
+
+
+def _finding_problems(finding: Any, path: str) -> list[str]:
+    if not isinstance(finding, dict):
+        return [f"{path}: expected a table, got {_type_name(finding)}"]
+    problems: list[str] = []
+    if _check(finding, "id", str, problems, path) and not _FINDING_ID.fullmatch(finding["id"]):
+        problems.append(f"{path}.id: {_short(finding['id'])!r} is not a kebab-case id")
+    _check_enum(finding, "severity", SEVERITIES, path, problems)
+    _check(finding, "title", str, problems, path)
+    _check(finding, "detail", str, problems, path)
+    _check(finding, "fix", str, problems, path, required=False)
+    return problems
+
+
+def _recommendation_problems(rec: Any, path: str) -> list[str]:
+    if not isinstance(rec, dict):
+        return [f"{path}: expected a table, got {_type_name(rec)}"]
+    problems: list[str] = []
+    _check_enum(rec, "verdict", VERDICTS, path, problems)
+    _check(rec, "headline", str, problems, path)
+    _check(rec, "torch_command", str, problems, path, required=False)
+    if _check(rec, "reasons", list, problems, path):
+        for i, reason in enumerate(rec["reasons"]):
+            if not isinstance(reason, str):
+                problems.append(f"{path}.reasons[{i}]: expected text, got {_type_name(reason)}")
+    for table, fields in (("gpus", (("name", str, True), ("vram_gb", float, True),
+                                    ("price", float, False), ("currency", str, False),
+                                    ("why", str, True))),
+                          ("platforms", (("name", str, True), ("url", str, True),
+                                         ("why", str, True)))):
+        if table not in rec:
+            continue
+        items = rec[table]
+        if not isinstance(items, list):
+            problems.append(f"{path}.{table}: expected a list, got {_type_name(items)}")
+            continue
+        for i, item in enumerate(items):
+            item_path = f"{path}.{table}[{i}]"
+            if not isinstance(item, dict):
+                problems.append(f"{item_path}: expected a table, got {_type_name(item)}")
+                continue
+            for key, kind, required in fields:
+                _check(item, key, kind, problems, item_path, required=required)
+            price = item.get("price")
+            if isinstance(price, (int, float)) and not isinstance(price, bool) and price < 0:
+                problems.append(f"{item_path}.price: {price} is negative")
+    return problems
+
+
+def _check(table: dict, key: str, kind: type, problems: list[str], path: str = "",
+           required: bool = True) -> bool:
+    """True when table[key] is present and of the right kind; records a problem otherwise."""
+    key_path = f"{path}.{key}" if path else key
+    if key not in table:
+        if required:
+            problems.append(f"{key_path}: missing")
+        return False
+    value = table[key]
+    if kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            problems.append(f"{key_path}: expected a number, got {_type_name(value)}")
+            return False
+        if not math.isfinite(value) or abs(value) > 1e15:
+            problems.append(f"{key_path}: number {value} is out of range")
+            return False
+        return True
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        problems.append(f"{key_path}: expected {_kind_name(kind)}, got {_type_name(value)}")
+        return False
+    if kind is str and len(value) > 10_000:
+        problems.append(f"{key_path}: text is {len(value)} characters long (at most 10000)")
+        return False
+    return True
+
+
+def _check_enum(table: dict, key: str, allowed: tuple[str, ...], path: str,
+                problems: list[str]) -> None:
+    key_path = f"{path}.{key}" if path else key
+    if _check(table, key, str, problems, path) and table[key] not in allowed:
+        problems.append(f"{key_path}: {_short(table[key])!r} is not one of {', '.join(allowed)}")
+
+
+def _kind_name(kind: type) -> str:
+    return {str: "text", bool: "true or false", list: "a list", dict: "a table"}.get(kind, kind.__name__)
+
+
+def _type_name(raw: Any) -> str:
+    return {
+        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
+        float: "a number", dt.datetime: "a date-time", dt.date: "a date", dt.time: "a time",
+    }.get(type(raw), type(raw).__name__)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+# ------------------------------------------------------------------------------ roster ---
+
+SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors")
+
+
+def _gb_text(value: float) -> str:
+    # As people say sizes: 12, 10.6, 140 (a driver's 11.99 is a 12 GB card).
+    return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+
+
+def summarize(reports: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, str]]:
+    """One row per (name, valid report): who is ready, which GPU, torch's state, the verdict."""
+    return [_summary_row(name, report) for name, report in reports]
+
+
+def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
+    machine = report.get("machine", {})
+    gpus = machine.get("gpus", [])
+    best = max(gpus, key=lambda g: (g.get("vendor") == "nvidia", g.get("vram_gb") or 0),
+               default=None)
+    torch = machine.get("torch") or {}
+    rec = report.get("recommendation", {})
+    errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
+    torch_gpu = bool(torch.get("cuda_available") or torch.get("mps_available"))
+    verdict = rec.get("verdict", "")
+    if torch.get("status") == "ok":
+        torch_text = f"{torch.get('version', '?')} ({torch.get('build', '?')})"
+    else:
+        torch_text = torch.get("status", "unknown")
+    # Ready = can start the course today: torch works, nothing is broken, and either its GPU
+    # works or this student does not need one.
+    ready = (errors == 0 and torch.get("status") == "ok"
+             and (torch_gpu or verdict == "no-gpu-needed") and verdict != "fix-setup")
+    vram = best.get("vram_gb") if best else None
+    return {
+        "file": name,
+        "ready": "yes" if ready else "no",
+        "gpu": best.get("name", "") if best else "",
+        "vram_gb": _gb_text(vram) if isinstance(vram, (int, float)) else "",
+        "torch": torch_text,
+        "torch_gpu": "yes" if torch_gpu else "no",
+        "verdict": verdict,
+        "errors": str(errors),
+    }
