@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     if args.machine:
         try:
-            machine = explain.localize(load_machine(args.machine), lang)
+            machine = explain.localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
