@@ -26,9 +26,9 @@ def run(args: argparse.Namespace) -> int:
     from wizard.findings import worst
     from wizard.i18n import language_from_env
     from wizard.machine_file import MachineFileError, load_machine
-    from wizard.privacy import redact_machine
+    from wizard.report import redact_report
     from wizard.probe import explain
-    from wizard.probe.model import to_dict
+    from wizard.probe.model import machine_from_dict, to_dict
 
     lang = args.lang or language_from_env()
     if args.machine:
@@ -42,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark)
     if not args.no_redact:
-        machine = redact_machine(machine)
+        # One redaction for everything shown or shared: the report's.
+        machine = machine_from_dict(redact_report({"machine": to_dict(machine)})["machine"])
     findings = diagnose(machine, lang)
     if args.json:
         payload = {"machine": to_dict(machine), "findings": [asdict(f) for f in findings]}
