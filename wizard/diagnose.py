@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from wizard.findings import SEVERITY_RANK, Finding
-from wizard.i18n import t
+from wizard.diagnose_torch import torch_findings
+from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.probe.model import Gpu, Machine
 
 LOW_VRAM_GB = 4.0
@@ -25,13 +25,7 @@ _REASON_FINDING = {
 
 
 def _finding(fid: str, severity: str, lang: str, **values: object) -> Finding:
-    return Finding(
-        id=fid,
-        severity=severity,
-        title=t(f"findings.{fid}.title", lang, **values),
-        detail=t(f"findings.{fid}.detail", lang, **values),
-        fix=t(f"findings.{fid}.fix", lang, **values),
-    )
+    return make_finding("findings", fid, severity, lang, **values)
 
 
 def _gb(value: float | None) -> str:
@@ -86,12 +80,8 @@ def _counts_as_compute(gpu: Gpu) -> bool:
 
 
 def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
-    """All findings, worst first; torch findings join in when the torch doctor is installed."""
+    """All findings, hardware and PyTorch, worst first."""
     findings = hardware_findings(machine, lang)
-    try:
-        from wizard.diagnose_torch import torch_findings
-    except ImportError:
-        torch_findings = None
-    if torch_findings is not None and machine.torch is not None:
+    if machine.torch is not None:
         findings.extend(torch_findings(machine, lang))
     return sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wizard.i18n import t
+
 SEVERITIES = ("ok", "info", "warning", "error")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
 
@@ -19,3 +21,14 @@ class Finding:
 
 def worst(findings: list[Finding]) -> str:
     return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default="ok")
+
+
+def make_finding(area: str, fid: str, severity: str, lang: str, **values: object) -> Finding:
+    """A finding whose texts are `<area>.<fid>.title/detail/fix` in the strings."""
+    return Finding(
+        id=fid,
+        severity=severity,
+        title=t(f"{area}.{fid}.title", lang, **values),
+        detail=t(f"{area}.{fid}.detail", lang, **values),
+        fix=t(f"{area}.{fid}.fix", lang, **values),
+    )

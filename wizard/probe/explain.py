@@ -59,7 +59,11 @@ def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
 
 
 def localize(machine: Machine, lang: str) -> Machine:
-    """Explain a recorded machine's NVIDIA status again in `lang` (when we know the cause)."""
+    """Explain a recorded machine's NVIDIA and torch status again in `lang`."""
+    if machine.torch is not None:
+        from wizard.probe.torch_probe import torch_message
+
+        machine = replace(machine, torch=replace(machine.torch, message=torch_message(machine.torch, lang)))
     info = machine.nvidia
     if info.status != "ok" and not (info.reason and has(f"nvml.{info.reason}")):
         return machine  # keep the recorded explanation: we cannot write a better one

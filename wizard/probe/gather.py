@@ -11,11 +11,11 @@ import os
 import platform
 import sys
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wizard.probe import explain, nvml
+from wizard.probe import explain, nvml, torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
@@ -178,14 +178,6 @@ def assemble(
     )
 
 
-def _start_torch(pool: ThreadPoolExecutor, python: str | None, benchmark: bool) -> Future | None:
-    try:
-        from wizard.probe import torch_probe
-    except ImportError:
-        return None
-    return pool.submit(torch_probe.probe_torch, python, benchmark=benchmark)
-
-
 def gather(
     lang: str = "en",
     *,
@@ -195,15 +187,16 @@ def gather(
     report_path: Path | None = None,
     nvml_timeout: float = NVML_TIMEOUT,
 ) -> Machine:
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        torch_future = _start_torch(pool, python, benchmark) if with_torch else None
+    # torch is the slowest probe (seconds of import): start it first, join it last.
+    torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang) if with_torch else None
+    with ThreadPoolExecutor(max_workers=2) as pool:
         nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
         hardware_future = pool.submit(probe_hardware)
         facts = probe_system(report_dir(report_path))
         hardware = hardware_future.result()
         nvidia = nvidia_future.result()
-        torch_info, bench, torch_notes = None, None, ()
-        if torch_future is not None:
-            torch_info, bench, torch_note = torch_future.result()
-            torch_notes = (torch_note,)
+    torch_info, bench, torch_notes = None, None, ()
+    if torch_job is not None:
+        torch_info, bench, torch_note = torch_job.result()
+        torch_notes = (torch_note,)
     return assemble(facts, nvidia, hardware, lang, torch_info, bench, torch_notes)

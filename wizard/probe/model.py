@@ -88,6 +88,18 @@ class TorchInfo:
     torch_size_mb: float | None = None
     libraries_size_mb: float | None = None
     message: str | None = None
+    # The probed interpreter may not be the one running gpu-wizard (`--python`).
+    python_version: str | None = None
+    python_arch: str | None = None    # "x86_64" under Rosetta on an arm64 Mac: no MPS
+    mps_built: bool | None = None
+    xpu_available: bool | None = None
+    cpu_capability: str | None = None  # torch's CPU kernels: "AVX2", "AVX512", "DEFAULT"
+    error_line: str | None = None      # the key line of an import error, or the signal
+    torch_warnings: tuple[str, ...] = ()  # e.g. "... sm_120 is not compatible ..." (first lines)
+    # The GPU runtime packages torch brought (nvidia-*, cuda-*, triton), largest first;
+    # `library_sizes_mb[i]` belongs to `libraries[i]`.
+    libraries: tuple[str, ...] = ()
+    library_sizes_mb: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,12 @@ class Benchmark:
     matrix_size: int
     dtype: str
     gpu_tflops: float | None = None
+    gpu_matrix_size: int | None = None
+    gpu_backend: str | None = None     # "cuda" (also ROCm) | "mps" | "xpu"
+    gpu_name: str | None = None
+    gpu_error: str | None = None       # why the GPU run failed, e.g. "no kernel image is available"
+    cpu_threads: int | None = None
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)

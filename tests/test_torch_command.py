@@ -1,0 +1,318 @@
+"""choose_torch over GPU generations, drivers around each floor, OSes and Pythons; and the CLI.
+
+Every expected answer follows from content/torch_matrix.toml's sources (anchors.md sections
+10–12): driver floors from NVIDIA's minor-version-compatibility table (12.x: 525.60.13 Linux /
+528.33 Windows; 13.x: 580; 11.x: 450.80.02 / 452.39), arch lists from PyTorch's CUDA support
+matrix (Pascal/Volta only on cu126 in recent releases, Blackwell from 2.7 + cu128), Python ranges
+and PyPI defaults from PyPI's metadata (2.15.0 needs Python 3.11 and defaults to CUDA 13.2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from wizard.cli import main
+from wizard.install import choose_torch
+
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def pick(os_name="linux", driver=None, ccs=(), python="3.12", **kw):
+    return choose_torch(os_name, driver, list(ccs), python, **kw)
+
+
+@pytest.mark.parametrize("gpu, os_name, driver, cc, expected", [
+    # Pascal (GTX 1080 Ti): only cu126 from 2.8 on, and 2.15 dropped cu126 (RFC, unconfirmed → not chosen).
+    ("pascal", "linux", "580.95.05", "6.1", ("2.14.1", "cu126")),
+    ("pascal", "linux", "525.60.13", "6.1", ("2.14.1", "cu126")),   # at the 12.x floor
+    ("pascal", "linux", "525.60.11", "6.1", ("2.7.1", "cu118")),    # just below: only CUDA 11.8 left
+    ("pascal", "windows", "581.57", "6.1", ("2.14.1", "cu126")),
+    # Volta (V100): cu126 only from 2.11.
+    ("volta", "linux", "580.65.06", "7.0", ("2.14.1", "cu126")),
+    # Turing (RTX 2080): in cu13 builds.
+    ("turing", "linux", "580.65.06", "7.5", ("2.15.0", "cu132")),   # at the 13.x floor
+    ("turing", "linux", "575.57.08", "7.5", ("2.14.1", "cu126")),   # just below 580: CUDA 12 only
+    # Ampere (RTX 3060).
+    ("ampere", "linux", "535.104.05", "8.6", ("2.14.1", "cu126")),
+    ("ampere", "linux", "450.80.02", "8.6", ("2.7.1", "cu118")),    # at the 11.x floor
+    ("ampere", "windows", "452.39", "8.6", ("2.7.1", "cu118")),
+    # Ada (RTX 4060): runs sm_86 code.
+    ("ada", "linux", "580.65.06", "8.9", ("2.15.0", "cu132")),
+    ("ada", "windows", "528.33", "8.9", ("2.14.1", "cu126")),       # Windows 12.x floor
+    ("ada", "windows", "528.24", "8.9", ("2.7.1", "cu118")),        # just below it
+    ("ada", "windows", "580.88", "8.9", ("2.15.0", "cu132")),
+    # Hopper (H100/H200).
+    ("hopper", "linux", "595.58.03", "9.0", ("2.15.0", "cu132")),
+    ("hopper", "linux", "550.54.15", "9.0", ("2.14.1", "cu126")),
+    # Blackwell (RTX 5090, sm_120): never cu126; cu128 up to 2.11, then CUDA 13 with driver 580.
+    ("blackwell", "linux", "570.124.06", "12.0", ("2.11.0", "cu128")),
+    ("blackwell", "windows", "572.61", "12.0", ("2.11.0", "cu128")),
+    ("blackwell", "linux", "580.65.06", "12.0", ("2.15.0", "cu132")),
+    ("blackwell", "windows", "580.97", "12.0", ("2.15.0", "cu132")),
+])
+def test_nvidia_table(gpu, os_name, driver, cc, expected):
+    choice = pick(os_name, driver, [cc])
+    assert (choice.torch_version, choice.variant) == expected, choice.reason
+    assert choice.command == (f"pip install torch=={expected[0]} --index-url "
+                              f"https://download.pytorch.org/whl/{expected[1]}")
+    assert choice.index_url == f"https://download.pytorch.org/whl/{expected[1]}"
+    assert choice.uv_command == f"uv pip install torch=={expected[0]} --torch-backend={expected[1]}"
+    assert choice.problem is None
+
+
+def test_old_driver_warning_names_the_limit_and_the_driver_to_get():
+    choice = pick("linux", "570.124.06", ["12.0"])
+    assert "driver-limits" in choice.warning_ids
+    warning = choice.warnings[choice.warning_ids.index("driver-limits")]
+    assert "cu128" in warning and "2.11" in warning and "580" in warning
+
+
+def test_old_gpu_warning_says_the_newest_release_has_no_kernels():
+    choice = pick("linux", "580.95.05", ["6.1"])
+    assert "gpu-limits" in choice.warning_ids and "driver-limits" not in choice.warning_ids
+    assert "sm_61" in choice.warnings[choice.warning_ids.index("gpu-limits")]
+
+
+def test_driver_between_compat_and_toolkit_floor_is_a_soft_warning():
+    assert "minor-compat" in pick("linux", "550.54.15", ["8.6"]).warning_ids     # cu126 wants 560.35.05
+    assert "minor-compat" not in pick("linux", "560.35.05", ["8.6"]).warning_ids
+
+
+def test_kepler_is_too_old_for_every_build():
+    choice = pick("linux", "580.65.06", ["3.5"])
+    assert choice.command is None and choice.problem == "gpu-too-old"
+    assert "sm_35" in choice.reason and "sm_37" in choice.reason
+    assert choice.cpu_fallback == f"pip install torch==2.15.0 --index-url {CPU_INDEX}"
+
+
+def test_driver_below_every_floor():
+    choice = pick("linux", "440.33", ["8.6"])
+    assert choice.command is None and choice.problem == "driver-too-old"
+    assert "450.80.02" in choice.reason and "580" in choice.reason
+
+
+def test_several_gpus_must_all_be_covered():
+    choice = pick("linux", "580.65.06", ["6.1", "8.6"])
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "cu126")
+
+
+def test_unknown_gpu_architecture_offers_the_legacy_build():
+    choice = pick("linux", "580.65.06", [])
+    assert (choice.torch_version, choice.variant) == ("2.15.0", "cu132")
+    assert "arch-unknown" in choice.warning_ids
+    assert "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126" in \
+        choice.warnings[choice.warning_ids.index("arch-unknown")]
+
+
+def test_unknown_driver_is_said():
+    choice = pick("linux", None, ["8.6"])
+    assert choice.variant == "cu132" and "driver-unknown" in choice.warning_ids
+
+
+def test_no_gpu_gets_the_small_cpu_build():
+    choice = pick("linux", None, [])
+    assert (choice.torch_version, choice.variant, choice.index_url) == ("2.15.0", "cpu", CPU_INDEX)
+    assert choice.command == f"pip install torch==2.15.0 --index-url {CPU_INDEX}"
+
+
+def test_macos_apple_silicon_uses_plain_pypi():
+    choice = pick("macos", arch="arm64")
+    assert (choice.command, choice.index_url, choice.variant) == ("pip install torch==2.15.0", None, "mps")
+    assert pick("Darwin").variant == "mps"   # arch unknown: Apple Silicon assumed
+
+
+def test_macos_intel_stops_at_2_2_2():
+    choice = pick("macos", arch="x86_64", python="3.11")
+    assert choice.torch_version == "2.2.2" and choice.command == 'pip install torch==2.2.2 "numpy<2"'
+    assert pick("macos", arch="x86_64", python="3.13").problem == "python-unsupported"
+
+
+def test_cuda_flags_on_a_mac_are_explained_not_obeyed():
+    choice = pick("macos", "580.65.06", ["8.6"], arch="arm64")
+    assert choice.variant == "mps" and "mac-no-cuda" in choice.warning_ids
+
+
+def test_python_too_new_and_too_old():
+    for python in ("3.7", "3.16"):
+        choice = pick("linux", "580.65.06", ["8.6"], python=python)
+        assert choice.command is None and choice.problem == "python-unsupported"
+        assert python in choice.reason
+    assert pick("linux", None, [], python="3.7").problem == "python-unsupported"
+
+
+def test_python_3_10_misses_2_15_and_is_told_why():
+    choice = pick("linux", "580.65.06", ["8.9"], python="3.10")
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "cu130")   # 2.14's PyPI default
+    assert "python-limits" in choice.warning_ids
+
+
+def test_old_gpu_with_too_new_python():
+    # Kepler K80 (sm_37) only in cu118 builds up to 2.7, which stop at Python 3.13.
+    choice = pick("linux", "580.65.06", ["3.7"], python="3.14")
+    assert choice.problem == "python-unsupported" and "2.7.1" in choice.reason
+    assert (pick("linux", "580.65.06", ["3.7"], python="3.12").torch_version, "cu118") == ("2.7.1", "cu118")
+
+
+def test_amd_on_linux_gets_rocm():
+    choice = pick("linux", gpu_vendor="amd")
+    assert (choice.torch_version, choice.variant) == ("2.13.0", "rocm7.2")
+    assert choice.command == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2"
+    assert "amd-gfx-unknown" in choice.warning_ids and "rocm-lags" in choice.warning_ids
+    assert pick("linux", gpu_vendor="amd", amd_gfx=["gfx1151"]).variant == "rocm7.2"   # Strix Halo: 7.2 only
+
+
+def test_amd_gpu_missing_from_every_rocm_list():
+    choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx1031"])
+    assert choice.command is None and choice.problem == "gpu-unsupported" and "gfx1031" in choice.reason
+
+
+def test_amd_on_windows_gets_cpu():
+    choice = pick("windows", gpu_vendor="amd")
+    assert (choice.variant, choice.index_url) == ("cpu", CPU_INDEX)
+    assert "amd-no-rocm-here" in choice.warning_ids
+
+
+def test_intel_gpu_gets_cpu_with_the_xpu_hint():
+    choice = pick("windows", gpu_vendor="intel")
+    assert choice.variant == "cpu" and "intel-xpu" in choice.warning_ids
+
+
+def test_linux_arm_server_uses_the_aarch64_builds():
+    choice = pick("linux", "580.65.06", ["12.1"], arch="aarch64")   # DGX Spark, GB10
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "cu130")
+    assert pick("linux", "580.65.06", ["6.1"], arch="aarch64").problem == "gpu-too-old"
+
+
+def test_chinese_text():
+    choice = pick("linux", "570.124.06", ["12.0"], lang="zh")
+    assert "驱动" in choice.warnings[0] and "torch 2.11.0" in choice.reason
+
+
+def test_bad_input_raises_value_error():
+    with pytest.raises(ValueError):
+        choose_torch("beos")
+    with pytest.raises(ValueError):
+        choose_torch("linux", None, ["banana"])
+    with pytest.raises(ValueError):
+        choose_torch("linux", "abc", ["8.6"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def run_cli(capsys, *argv):
+    code = main(["torch-command", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_described_machine_json(capsys):
+    code, out, err = run_cli(capsys, "--os", "linux", "--driver", "570.124.06", "--compute-capability", "12.0",
+                             "--python-version", "3.12", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert {"command", "index_url", "variant", "torch_version", "reason", "warnings"} <= set(data)
+    assert data["command"] == "pip install torch==2.11.0 --index-url https://download.pytorch.org/whl/cu128"
+    assert data["variant"] == "cu128" and data["torch_version"] == "2.11.0"
+
+
+def test_cli_nothing_fits_exits_1(capsys):
+    code, out, _ = run_cli(capsys, "--os", "linux", "--compute-capability", "3.5", "--driver", "580.65.06",
+                           "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["command"] is None and "sm_35" in data["reason"]
+
+
+def test_cli_text_output(capsys):
+    code, out, _ = run_cli(capsys, "--os", "windows", "--driver", "566.36", "--compute-capability", "8.9",
+                           "--python-version", "3.12", "--lang", "en")
+    assert code == 0
+    assert "    pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126\n" in out
+    assert "uv pip install torch==2.14.1 --torch-backend=cu126" in out
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["--compute-capability", "banana"], "banana"),
+    (["--compute-capability", "8.6", "--compute-capability", "86"], "86"),
+    (["--driver", "latest"], "latest"),
+    (["--python-version", "three"], "three"),
+    (["--os", "beos"], "beos"),
+])
+def test_cli_bad_values_are_one_line_and_exit_2(capsys, argv, word):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and word in err and "Traceback" not in err
+
+
+def test_cli_recorded_machine(capsys, tmp_path):
+    report = tmp_path / "machine.toml"
+    report.write_text(textwrap.dedent("""
+        [machine]
+        os = "Linux"
+        os_version = "Ubuntu 22.04"
+        arch = "x86_64"
+        python_version = "3.11.7"
+        cpu_model = "Intel Core i7-8700K"
+        cpu_cores = 6
+        cpu_threads = 12
+        ram_gb = 31.3
+        disk_free_gb = 120.0
+        chassis = "desktop"
+
+        [machine.nvidia]
+        status = "ok"
+        driver_version = "550.144.03"
+        cuda_driver_version = "12.4"
+
+        [[machine.gpus]]
+        vendor = "nvidia"
+        name = "NVIDIA GeForce GTX 1080 Ti"
+        source = "nvml"
+        compute_capability = "6.1"
+
+        [machine.torch]
+        status = "ok"
+        version = "2.8.0+cu128"
+        build = "cuda"
+        cuda_version = "12.8"
+        python_version = "3.12.4"
+    """), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "--machine", str(report), "--json")
+    assert code == 0
+    data = json.loads(out)
+    # Pascal + driver 550: cu126 of 2.14 (the probed interpreter's Python 3.12 counts).
+    assert data["command"] == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126"
+
+
+def test_cli_unreadable_machine_file(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "--machine", str(tmp_path / "missing.toml"))
+    assert code == 2 and "missing.toml" in err and err.count("\n") == 1
+
+
+def test_cli_live_mode_answers(tmp_path):
+    # Whatever this machine is, live mode must answer with the JSON shape and a matching exit code.
+    proc = subprocess.run([sys.executable, "-m", "wizard", "torch-command", "--json"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert proc.returncode in (0, 1), proc.stderr
+    data = json.loads(proc.stdout)
+    assert (data["command"] is None) == (proc.returncode == 1)
+    assert {"command", "index_url", "variant", "torch_version", "reason", "warnings"} <= set(data)
+
+
+def test_cli_live_mode_with_python_installs_into_that_interpreter(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "wizard", "torch-command", "--json", "--python", sys.executable],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    data = json.loads(proc.stdout)
+    if data["command"] is not None:
+        assert sys.executable in data["command"] and " -m pip install torch==" in data["command"]

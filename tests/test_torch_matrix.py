@@ -1,0 +1,243 @@
+"""content/torch_matrix.toml: loads, agrees with its sources, and bad edits fail loudly."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from wizard.content import content_dir
+from wizard.knowledge import KnowledgeError
+from wizard.torch_matrix import (
+    arch_support, driver_at_least, load_matrix, parse_cc, sm_name, version_tuple,
+)
+
+MATRIX = load_matrix()
+RAW = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+
+
+def builds_covering(cc: str, platform: str = "linux-x86_64"):
+    return [(r.version, b.variant.name) for r in MATRIX.releases for b in r.builds
+            if b.variant.kind == "cuda" and platform in b.platforms and arch_support(b.arch_list, cc) == "sass"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules
+
+
+@pytest.mark.parametrize("arch_list, cc, expected", [
+    (["sm_86"], "8.6", "sass"),
+    (["sm_86"], "8.9", "sass"),        # Ada runs Ampere's sm_86 code (same major, higher minor)
+    (["sm_86"], "8.0", None),          # but not the other way round
+    (["sm_80", "sm_86"], "9.0", None),  # never across majors
+    (["sm_60"], "6.1", "sass"),        # GTX 1080 Ti on sm_60
+    (["sm_120"], "12.1", "sass"),      # DGX Spark runs sm_120
+    (["sm_90a"], "9.0", "sass"),       # arch-specific code: exactly 9.0 ...
+    (["sm_90a"], "9.1", None),         # ... and nothing else
+    (["compute_90"], "12.0", "ptx"),   # PTX compiles for anything newer
+    (["compute_120"], "9.0", None),
+    (["sm_37", "compute_37"], "3.5", None),
+    ([], "8.6", None),
+    (["sm_86"], "banana", None),
+])
+def test_arch_support(arch_list, cc, expected):
+    assert arch_support(arch_list, cc) == expected
+
+
+@pytest.mark.parametrize("driver, floor, ok", [
+    ("580.65.06", "580", True), ("579.99", "580", False), ("525.60.13", "525.60.13", True),
+    ("525.60.12", "525.60.13", False), ("525.105.17", "525.60.13", True), ("566.36", "528.33", True),
+    ("470.82.01", "450.80.02", True), ("banana", "450", False), ("550", "550.54.14", False),
+])
+def test_driver_at_least(driver, floor, ok):
+    assert driver_at_least(driver, floor) is ok
+
+
+def test_parse_cc_and_sm_name():
+    assert parse_cc("8.6") == (8, 6) and parse_cc(" 12.0 ") == (12, 0)
+    assert parse_cc("86") is None and parse_cc("8.6.1") is None and parse_cc("") is None
+    assert sm_name("12.0") == "sm_120" and sm_name("6.1") == "sm_61"
+
+
+# ---------------------------------------------------------------------------------------------
+# The data agrees with anchors.md sections 10–12 (the sources it cites)
+
+
+def test_releases_are_the_pypi_versions_newest_first():
+    # anchors.md section 12: released versions on PyPI, newest patch of each series.
+    assert [r.version for r in MATRIX.releases] == [
+        "2.15.0", "2.14.1", "2.13.0", "2.12.1", "2.11.0", "2.10.0", "2.9.1", "2.8.0", "2.7.1", "2.6.0",
+        "2.5.1", "2.4.1"]
+    assert MATRIX.newest == "2.15.0"
+
+
+def test_pypi_linux_defaults_follow_pypi_metadata():
+    # Section 12 (wins over section 10): 2.8–2.10 CUDA 12.8, 2.11–2.14 CUDA 13.0, 2.15 CUDA 13.2.
+    expected = {"2.8": "cu128", "2.9": "cu128", "2.10": "cu128", "2.11": "cu130", "2.12": "cu130",
+                "2.13": "cu130", "2.14": "cu130", "2.15": "cu132"}
+    for series, variant in expected.items():
+        assert MATRIX.release(series).pypi_linux_default == variant, series
+
+
+def test_python_ranges_follow_requires_python():
+    assert MATRIX.release("2.15").python_min == "3.11"       # section 12: >=3.11
+    assert "python_max" in MATRIX.release("2.15").unconfirmed
+    for series in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(series).python_min == "3.10"
+    assert MATRIX.release("2.8").python_min == "3.9"
+    assert MATRIX.release("2.13").supports_python("3.15") and not MATRIX.release("2.12").supports_python("3.15")
+
+
+def test_pascal_only_on_cu126_from_2_8_and_last_in_2_14():
+    # Section 10: "from 2.8 on [Maxwell/Pascal] are supported only by cu126 (cu118 until 2.7)".
+    covering = builds_covering("6.1")
+    assert {v for r, v in covering if version_tuple(r) >= (2, 8)} == {"cu126"}
+    assert {v for r, v in covering if version_tuple(r) < (2, 8)} <= {"cu118", "cu121", "cu124", "cu126"}
+    # Section 12 leaves 2.15's variants unconfirmed; only confirmed builds count.
+    assert max(covering, key=lambda rv: version_tuple(rv[0]))[0] == "2.14.1"
+
+
+def test_volta_only_on_cu126_from_2_11():
+    covering = builds_covering("7.0")
+    assert {v for r, v in covering if version_tuple(r) >= (2, 11)} == {"cu126"}
+    assert ("2.10.0", "cu128") in covering and ("2.7.1", "cu128") not in covering
+
+
+def test_blackwell_needs_cu128_or_newer_from_2_7():
+    covering = builds_covering("12.0")
+    assert min(version_tuple(r) for r, _ in covering) == (2, 7, 1)
+    assert all(v in ("cu128", "cu129", "cu130", "cu132") for _, v in covering)
+    assert not any(v in ("cu118", "cu121", "cu124", "cu126") for _, v in covering)
+
+
+def test_cu128_dropped_in_2_12():
+    assert ("2.11.0", "cu128") in builds_covering("8.6")
+    assert not any(v == "cu128" and version_tuple(r) >= (2, 12) for r, v in builds_covering("8.6"))
+
+
+def test_driver_floors_follow_nvidia_and_uv():
+    v = MATRIX.variants
+    for name in ("cu121", "cu124", "cu126", "cu128", "cu129"):
+        assert (v[name].linux_compat, v[name].windows_compat) == ("525.60.13", "528.33")
+    assert (v["cu118"].linux_compat, v["cu118"].windows_compat) == ("450.80.02", "452.39")
+    assert v["cu130"].linux_compat == v["cu132"].linux_compat == "580"
+    # NVIDIA Table 3 for the toolkits PyTorch builds with (cu126: 12.6.3, cu128: 12.8.1, cu132: 13.2.1).
+    assert (v["cu126"].linux_toolkit, v["cu126"].windows_toolkit) == ("560.35.05", "561.17")
+    assert (v["cu128"].linux_toolkit, v["cu128"].windows_toolkit) == ("570.124.06", "572.61")
+    assert v["cu132"].linux_toolkit == "595.58.03" and v["cu132"].toolkit_floor("windows") is None
+
+
+def test_rocm_is_linux_only_and_gfx1151_arrives_in_7_2():
+    for release in MATRIX.releases:
+        for build in release.builds:
+            if build.variant.kind == "rocm":
+                assert build.platforms == ("linux-x86_64",)
+    assert "gfx1151" in MATRIX.variants["rocm7.2"].gfx and "gfx1151" not in MATRIX.variants["rocm7.1"].gfx
+    assert "gfx950" in MATRIX.variants["rocm7.1"].gfx and "gfx950" not in MATRIX.variants["rocm6.4"].gfx
+
+
+def test_size_facts_add_up_and_cuda_is_much_bigger():
+    cpu, cuda = MATRIX.size("cpu"), MATRIX.size("cuda")
+    assert cuda.download_mb > 10 * cpu.download_mb
+    assert cuda.torch_download_mb + cuda.libraries_download_mb == pytest.approx(cuda.download_mb, abs=1)
+
+
+def test_every_source_is_used_and_every_url_is_https():
+    used = set()
+    for table in ("arch_sets", "variants"):
+        for entry in RAW[table].values():
+            used.update(entry["source"])
+    for release in RAW["releases"]:
+        used.update(release["source"])
+        for build in release["builds"]:
+            used.update(build["source"])
+    used.update(RAW["cpu"]["source"])
+    used.update(RAW["macos_intel"]["source"])
+    for size in RAW["sizes"]:
+        used.update(size["source"])
+    assert used == set(MATRIX.sources)
+    assert all(s.url.startswith("https://") for s in MATRIX.sources.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad edits are caught, naming file, entry and field
+
+
+def broken(tmp_path: Path, edit) -> KnowledgeError:
+    data = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+    edit(data)
+    path = tmp_path / "torch_matrix.toml"
+    path.write_bytes(tomli_w.dumps(data).encode("utf-8"))
+    with pytest.raises(KnowledgeError) as info:
+        load_matrix(path)
+    assert info.value.file == "torch_matrix.toml"
+    return info.value
+
+
+def test_unknown_field_is_a_typo(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][2].update(pyhton_max="3.14"))
+    assert err.entry == 'releases[2] "2.13.0"' and err.field == "pyhton_max"
+
+
+def test_build_naming_an_undefined_variant(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][0]["builds"][0].update(variant="cu999"))
+    assert err.field == "variant" and "cu999" in err.reason and "2.15.0" in err.entry
+
+
+def test_build_naming_an_undefined_arch_set(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][1]["builds"][0].update(arch="cu13-typo"))
+    assert err.field == "arch" and "builds[0]" in err.entry
+
+
+def test_undefined_source_id(tmp_path):
+    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["nvidia-cuda-notes", "blog"]))
+    assert err.entry == 'variants."cu126"' and err.field == "source" and "blog" in err.reason
+
+
+def test_releases_out_of_order(tmp_path):
+    def swap(d):
+        d["releases"][3], d["releases"][4] = d["releases"][4], d["releases"][3]
+    err = broken(tmp_path, swap)
+    assert err.field == "version" and "newest first" in err.reason
+
+
+def test_toolkit_floor_below_compat_floor(tmp_path):
+    err = broken(tmp_path, lambda d: d["variants"]["cu128"].update(linux_toolkit="520.1"))
+    assert err.field == "linux_toolkit"
+
+
+def test_cuda_name_and_version_disagree(tmp_path):
+    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(cuda="12.8"))
+    assert err.field == "cuda" and "cu126" in err.reason
+
+
+def test_pypi_default_must_be_a_linux_build(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][2].update(pypi_linux_default="cu118"))
+    assert err.field == "pypi_linux_default"
+
+
+def test_bad_arch_and_unsorted_arch_list(tmp_path):
+    err = broken(tmp_path, lambda d: d["arch_sets"]["cu13"].update(sm=["sm_75", "sm_8.0"]))
+    assert err.entry == "arch_sets.cu13" and err.field == "sm"
+    err = broken(tmp_path, lambda d: d["arch_sets"]["cu13"].update(sm=["sm_80", "sm_75"]))
+    assert "ascending" in err.reason
+
+
+def test_unconfirmed_must_name_a_real_field(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][0].update(unconfirmed=["pythonmax"]))
+    assert err.field == "unconfirmed"
+
+
+def test_sizes_that_do_not_add_up(tmp_path):
+    err = broken(tmp_path, lambda d: d["sizes"][1].update(download_mb=100.0))
+    assert err.entry == "sizes[1]" and err.field == "download_mb"
+
+
+def test_not_toml_at_all(tmp_path):
+    path = tmp_path / "torch_matrix.toml"
+    path.write_text("releases = [\n")
+    with pytest.raises(KnowledgeError, match="not valid TOML"):
+        load_matrix(path)
+

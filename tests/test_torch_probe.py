@@ -1,0 +1,486 @@
+"""The torch probe: a child process of the chosen interpreter, bounded in time, never raising.
+
+Fake torch packages on a temporary path stand in for broken installs (ImportError, segfault,
+hang); a fake that behaves like a CUDA build exercises the child's real code; and the real CPU
+torch that CI installs is checked against what importlib.metadata says independently.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import platform
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from wizard.probe import _torch_child, torch_probe
+from wizard.probe.model import machine_from_dict, to_dict
+from wizard.probe.runner import RunResult
+from wizard.probe.torch_probe import (
+    StaticFacts, assemble, build_of, parse_child_output, probe_torch, read_version_py, record_bytes,
+    start_torch_probe, static_torch_facts, torch_message,
+)
+
+SHORT = 3.0          # the probe's own timeout in these tests
+BOUND = SHORT + 2.0  # "returns within timeout + ~1 s", with room for a slow CI machine
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_pythonpath(monkeypatch):
+    # The child inherits the environment on purpose; keep the developer's PYTHONPATH out of it.
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+
+
+def fake_torch(root: Path, init_source: str, *, dist_version: str | None = None,
+               version_py: str | None = None) -> Path:
+    pkg = root / "torch"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent(init_source), encoding="utf-8")
+    if version_py is not None:
+        (pkg / "version.py").write_text(textwrap.dedent(version_py), encoding="utf-8")
+    if dist_version is not None:
+        write_dist(root, "torch", dist_version, ["torch/__init__.py"] +
+                   (["torch/version.py"] if version_py is not None else []))
+    return root
+
+
+def write_dist(root: Path, name: str, version: str, files: list[str], requires: tuple[str, ...] = (),
+               sizes: bool = True) -> Path:
+    meta = root / f"{name.replace('-', '_')}-{version}.dist-info"
+    meta.mkdir()
+    headers = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    headers += [f"Requires-Dist: {r}" for r in requires]
+    (meta / "METADATA").write_text("\n".join(headers) + "\n\nA long description.\nRequires-Dist: not-a-header\n")
+    rows = []
+    for rel in files:
+        size = (root / rel).stat().st_size
+        rows.append(f"{rel},sha256=x,{size if sizes else ''}")
+    rows.append(f"{meta.name}/METADATA,,")
+    rows.append(f"{meta.name}/RECORD,,")
+    (meta / "RECORD").write_text("\n".join(rows) + "\n")
+    return meta
+
+
+def on_disk(root: Path, files: list[str]) -> int:
+    return sum((root / f).stat().st_size for f in files)
+
+
+# ---------------------------------------------------------------------------------------------
+# Broken installs: each answers within the bound
+
+
+def test_import_error_gives_the_missing_library_line(tmp_path):
+    fake_torch(tmp_path, """
+        raise ImportError("libcudnn.so.9: cannot open shared object file: No such file or directory")
+    """)
+    start = time.monotonic()
+    info, bench, note = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    assert time.monotonic() - start < BOUND
+    assert info.status == "import-error"
+    assert "libcudnn.so.9: cannot open shared object file" in info.error_line
+    assert info.error_line.startswith("ImportError: ")
+    assert note.name == "torch" and note.status == "error"
+    assert bench is None
+    assert "libcudnn.so.9" in info.message
+
+
+def test_loader_error_inside_an_import_error_chain_is_found(tmp_path):
+    # torch re-raises the loader's OSError; the library line is in the chained exception.
+    fake_torch(tmp_path, """
+        try:
+            raise OSError("libcublasLt.so.13: cannot open shared object file: No such file or directory")
+        except OSError as exc:
+            raise ImportError("initialisation failed") from exc
+    """)
+    info, _, _ = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    assert info.status == "import-error"
+    assert info.error_line == ("OSError: libcublasLt.so.13: cannot open shared object file: "
+                               "No such file or directory")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_segfault_on_import_is_crashed_with_the_signal(tmp_path):
+    fake_torch(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    start = time.monotonic()
+    info, _, note = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    assert time.monotonic() - start < BOUND
+    assert info.status == "crashed"
+    assert info.error_line == "SIGSEGV"
+    assert note.status == "error"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_illegal_instruction_says_the_processor_is_the_problem(tmp_path):
+    fake_torch(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGILL)\n")
+    info, _, _ = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    assert info.status == "crashed" and info.error_line == "SIGILL"
+    assert info.message == torch_message(info, "en") and "illegal instruction" in info.message
+
+
+def test_hang_on_import_times_out_within_the_bound(tmp_path):
+    fake_torch(tmp_path, "import time\ntime.sleep(3600)\n")
+    start = time.monotonic()
+    info, _, note = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    elapsed = time.monotonic() - start
+    assert SHORT - 0.5 < elapsed < BOUND
+    assert info.status == "timeout"
+    assert note.status == "timeout"
+    assert f"{SHORT:g}" in info.message
+
+
+def test_a_timed_out_probe_still_reports_the_no_import_facts(tmp_path):
+    fake_torch(tmp_path, "import time\ntime.sleep(3600)\n", dist_version="2.9.1+cu128",
+               version_py="__version__ = '2.9.1+cu128'\ncuda = '12.8'\nhip = None\n")
+    info, _, _ = probe_torch(timeout=2.0, extra_path=[str(tmp_path)])
+    assert info.status == "timeout"
+    assert (info.version, info.build, info.cuda_version) == ("2.9.1+cu128", "cuda", "12.8")
+
+
+def test_a_file_called_torch_py_is_reported_as_not_pytorch(tmp_path):
+    (tmp_path / "torch.py").write_text("print('my homework')\n")
+    info, _, _ = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
+    assert info.status == "import-error"
+    assert "not PyTorch" in info.error_line and "torch.py" in info.error_line
+
+
+def test_interpreter_without_torch_is_not_installed(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    info, _, note = probe_torch(str(python), timeout=20)
+    assert info.status == "not-installed"
+    assert info.interpreter == str(python)
+    assert info.python_version == platform.python_version()
+    assert note.status == "unavailable"
+    assert str(python) in info.message
+
+
+def test_missing_interpreter_is_not_installed_with_a_reason():
+    start = time.monotonic()
+    info, _, note = probe_torch("/no/such/python3", timeout=SHORT)
+    assert time.monotonic() - start < 2
+    assert info.status == "not-installed"
+    assert note.status == "error"
+    assert "/no/such/python3" in info.message
+
+
+# ---------------------------------------------------------------------------------------------
+# A fake CUDA torch: the child's real code path, and the static facts beside it
+
+FAKE_CUDA_TORCH = """
+    import warnings
+    from types import SimpleNamespace
+    __version__ = "2.6.0+cu124"
+    version = SimpleNamespace(cuda="12.4", hip=None, xpu=None)
+
+    class _Props:
+        name = "NVIDIA GeForce RTX 5090"
+        major, minor = 12, 0
+        total_memory = 32 * 1024 ** 3
+
+    def _props(index):
+        warnings.warn("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the "
+                      "current PyTorch installation.\\nThe current PyTorch install supports CUDA "
+                      "capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.")
+        return _Props()
+
+    cuda = SimpleNamespace(
+        is_available=lambda: True, device_count=lambda: 1, get_device_properties=_props,
+        get_arch_list=lambda: ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"],
+    )
+    backends = SimpleNamespace(mps=SimpleNamespace(is_built=lambda: False, is_available=lambda: False),
+                               cpu=SimpleNamespace(get_cpu_capability=lambda: "AVX2"))
+    xpu = SimpleNamespace(is_available=lambda: False)
+    get_num_threads = lambda: 4
+"""
+
+
+def test_fake_cuda_build_is_described_field_by_field(tmp_path):
+    fake_torch(tmp_path, FAKE_CUDA_TORCH, dist_version="2.6.0+cu124",
+               version_py="__version__ = '2.6.0+cu124'\ncuda: Optional[str] = '12.4'\nhip = None\n")
+    info, bench, note = probe_torch(timeout=20, extra_path=[str(tmp_path)])
+    assert info.status == "ok", info
+    assert (info.version, info.build, info.cuda_version) == ("2.6.0+cu124", "cuda", "12.4")
+    assert info.cuda_available is True and info.device_count == 1
+    assert info.devices[0].name == "NVIDIA GeForce RTX 5090"
+    assert info.devices[0].capability == "12.0" and info.devices[0].memory_gb == 32.0
+    assert info.arch_list == ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
+    assert info.mps_built is False and info.mps_available is False and info.xpu_available is False
+    assert info.cpu_capability == "AVX2"
+    assert any("sm_120 is not compatible" in w for w in info.torch_warnings)
+    assert "\n" not in "".join(info.torch_warnings)
+    assert bench is None
+    assert note.status == "ok" and "2.6.0+cu124" in note.detail
+    assert info.message == torch_message(info, "en") and "RTX 5090" in info.message
+
+
+FAKE_BENCH_TORCH = """
+    import time
+    from types import SimpleNamespace
+    __version__ = "2.7.1+cu126"
+    version = SimpleNamespace(cuda="12.6", hip=None, xpu=None)
+    float32 = "float32"
+    GPU_WORKS = {gpu_works}
+
+    def randn(*shape, device="cpu", dtype=None):
+        if device == "cuda" and not GPU_WORKS:
+            raise RuntimeError("CUDA error: no kernel image is available for execution on the device\\n"
+                               "CUDA kernel errors might be asynchronously reported")
+        return (device, shape)
+
+    def mm(a, b):
+        time.sleep(0.02 if a[0] == "cpu" else 0.001)
+
+    class _Props:
+        name, major, minor, total_memory = "NVIDIA GeForce RTX 5080", 12, 0, 16 * 1024 ** 3
+
+    cuda = SimpleNamespace(is_available=lambda: True, device_count=lambda: 1,
+                           get_device_properties=lambda i: _Props(), get_arch_list=lambda: ["sm_90"],
+                           synchronize=lambda: None)
+    get_num_threads = lambda: 8
+"""
+
+
+@pytest.mark.parametrize("gpu_works", [True, False])
+def test_benchmark_times_cpu_and_gpu_or_says_why_the_gpu_failed(tmp_path, gpu_works):
+    fake_torch(tmp_path, FAKE_BENCH_TORCH.replace("{gpu_works}", str(gpu_works)))
+    start = time.monotonic()
+    info, bench, _ = probe_torch(timeout=30, benchmark=True, extra_path=[str(tmp_path)])
+    assert time.monotonic() - start < 10     # a few seconds at most
+    assert info.status == "ok" and bench is not None
+    # 1024³ multiply-adds per 20 ms call: about 107 GFLOP/s, less the loop's own time.
+    assert bench.matrix_size == 1024 and 40 < bench.cpu_gflops < 110
+    assert bench.cpu_threads == 8 and bench.gpu_backend == "cuda" and bench.gpu_name == "NVIDIA GeForce RTX 5080"
+    if gpu_works:
+        assert bench.gpu_matrix_size == 4096 and bench.gpu_tflops > 1 and bench.gpu_error is None
+    else:
+        assert bench.gpu_tflops is None and bench.gpu_matrix_size is None
+        assert bench.gpu_error.startswith("RuntimeError: CUDA error: no kernel image is available")
+
+
+def test_arch_flags_are_read_when_no_gpu_is_available(tmp_path):
+    fake_torch(tmp_path, """
+        from types import SimpleNamespace
+        __version__ = "2.14.1+cu130"
+        version = SimpleNamespace(cuda="13.0", hip=None, xpu=None)
+        cuda = SimpleNamespace(is_available=lambda: False, get_arch_list=lambda: [])
+        _C = SimpleNamespace(_cuda_getArchFlags=lambda: "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120")
+    """)
+    info, _, _ = probe_torch(timeout=20, extra_path=[str(tmp_path)])
+    assert info.status == "ok" and info.cuda_available is False and info.device_count == 0
+    assert info.arch_list == ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+    assert info.build == "cuda"
+
+
+def test_sizes_split_torch_from_the_gpu_libraries_it_brought(tmp_path):
+    fake_torch(tmp_path, "__version__ = '2.13.0'\n", version_py="__version__ = '2.13.0'\ncuda = '13.0'\n")
+    (tmp_path / "torch" / "lib").mkdir()
+    (tmp_path / "torch" / "lib" / "libtorch_cuda.so").write_bytes(b"\0" * 3_000_000)
+    torch_files = ["torch/__init__.py", "torch/version.py", "torch/lib/libtorch_cuda.so"]
+    write_dist(tmp_path, "torch", "2.13.0", torch_files, requires=(
+        'cuda-toolkit[cublas,cudart]==13.0.3; platform_system == "Linux"',
+        'nvidia-cudnn-cu13==9.24.0.43; platform_system == "Linux"',
+        "sympy>=1.13.3", "filelock",
+    ))
+    for name, size, requires in (("cuda-toolkit", 10, ('nvidia-cublas==13.1.1.3.*; extra == "cublas"',
+                                                        'nvidia-cuda-runtime==13.0.96.*; extra == "cudart"')),
+                                 ("nvidia-cublas", 2_000_000, ()), ("nvidia-cudnn-cu13", 5_000_000, ()),
+                                 ("sympy", 1_000_000, ())):
+        folder = tmp_path / name.replace("-", "_")
+        folder.mkdir()
+        (folder / "blob.bin").write_bytes(b"\1" * size)
+        write_dist(tmp_path, name, "1.0", [f"{folder.name}/blob.bin"], requires=requires)
+    facts = static_torch_facts(None, [str(tmp_path)])
+    assert facts.installed and facts.version == "2.13.0" and facts.build == "cuda"
+    names = [name for name, _ in facts.libraries]
+    # cuda-runtime is named by cuda-toolkit's extras but not installed: not counted.
+    assert names == ["nvidia-cudnn-cu13", "nvidia-cublas", "cuda-toolkit"]
+    meta_sizes = sum(p.stat().st_size for p in tmp_path.glob("torch-*.dist-info/*"))
+    assert facts.torch_size_mb == round((on_disk(tmp_path, torch_files) + meta_sizes) / 1e6, 1)
+    assert dict(facts.libraries)["nvidia-cudnn-cu13"] == pytest.approx(5.0, abs=0.01)
+    assert facts.install_size_mb == pytest.approx(facts.torch_size_mb + facts.libraries_size_mb, abs=0.11)
+
+    info, _, _ = probe_torch(timeout=20, extra_path=[str(tmp_path)])
+    assert info.libraries == tuple(names)
+    assert info.library_sizes_mb == tuple(size for _, size in facts.libraries)
+    assert info.torch_size_mb == facts.torch_size_mb and info.libraries_size_mb == facts.libraries_size_mb
+
+
+def test_another_interpreter_is_asked_for_its_own_path(tmp_path):
+    # A fresh venv cannot see this project's packages; only the path we hand it.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    site = tmp_path / "site"
+    fake_torch(site, "__version__ = '2.7.1+rocm6.3'\n", dist_version="2.7.1+rocm6.3",
+               version_py="__version__ = '2.7.1+rocm6.3'\ncuda = None\nhip = '6.3.42131'\n")
+    facts = static_torch_facts(str(python), [str(site)])
+    assert (facts.version, facts.build, facts.hip_version) == ("2.7.1+rocm6.3", "rocm", "6.3.42131")
+    assert facts.python_version == platform.python_version()
+    bare = static_torch_facts(str(python))
+    assert bare.installed is False
+
+
+def test_record_rows_without_size_are_measured_on_disk(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_bytes(b"x" * 1234)
+    meta = write_dist(tmp_path, "pkg", "1.0", ["pkg/a.py"], sizes=False)
+    dist = torch_probe.find_distributions([str(tmp_path)])["pkg"]
+    expected = 1234 + (meta / "METADATA").stat().st_size + (meta / "RECORD").stat().st_size
+    assert record_bytes(dist) == expected
+
+
+def test_start_runs_in_the_background_and_joins_once(tmp_path):
+    fake_torch(tmp_path, "import time\ntime.sleep(1.0)\n__version__ = '2.4.1+cpu'\n")
+    start = time.monotonic()
+    job = start_torch_probe(timeout=10, extra_path=[str(tmp_path)])
+    assert time.monotonic() - start < 0.5  # started, not waited for
+    assert job.static(5) is not None       # no-import facts arrive before the import finishes
+    first = job.result()
+    assert first is job.result()
+    assert first[0].status == "ok" and first[0].version == "2.4.1+cpu" and first[0].build == "cpu"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pieces
+
+
+def test_version_py_is_read_without_importing(tmp_path):
+    (tmp_path / "version.py").write_text(textwrap.dedent("""
+        from typing import Optional
+        __all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
+        __version__ = '2.5.1+cu124'
+        debug = False
+        cuda: Optional[str] = '12.4'
+        git_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'
+        hip: Optional[str] = None
+        xpu = compute_something()
+    """))
+    values = read_version_py(str(tmp_path))
+    assert values["__version__"] == "2.5.1+cu124" and values["cuda"] == "12.4" and values["hip"] is None
+    assert "xpu" not in values
+    assert read_version_py(str(tmp_path / "missing")) == {}
+
+
+@pytest.mark.parametrize("version, cuda, hip, xpu, mps, apple, expected", [
+    ("2.13.0+cpu", None, None, None, None, False, "cpu"),
+    ("2.14.1", "13.0", None, None, None, False, "cuda"),       # PyPI Linux default: no local tag
+    ("2.7.1+cu128", None, None, None, None, False, "cuda"),
+    ("2.6.0+rocm6.2.4", None, "6.2.4", None, None, False, "rocm"),
+    ("2.8.0+xpu", None, None, "20250101", None, False, "xpu"),
+    ("2.13.0", None, None, None, True, True, "mps"),
+    ("2.13.0", None, None, None, None, True, "mps"),            # static guess on an arm64 Mac
+    ("2.13.0", None, None, None, False, True, "cpu"),
+])
+def test_build_of(version, cuda, hip, xpu, mps, apple, expected):
+    assert build_of(version, cuda, hip, xpu, mps, apple) == expected
+
+
+def test_child_output_is_found_among_noise():
+    line = _torch_child.MARKER + '{"status": "ok", "version": "2.4.1"}'
+    assert parse_child_output(f"banner from C\n{line}\nmore noise\n") == {"status": "ok", "version": "2.4.1"}
+    assert parse_child_output("no marker here") is None
+    assert parse_child_output(_torch_child.MARKER + "{broken") is None
+
+
+def test_windows_access_violation_exit_code_is_a_crash():
+    run = RunResult("ok", returncode=0xC0000005, stdout="", stderr="")
+    info, _, note = assemble(run, StaticFacts(False), "python.exe", 25.0)
+    assert info.status == "crashed" and "0xC0000005" in info.error_line
+    assert note.status == "error"
+
+
+def test_broken_record_with_missing_package_is_an_import_error():
+    run = RunResult("ok", 0, _torch_child.MARKER + '{"status": "not-installed", '
+                    '"error_line": "ModuleNotFoundError: No module named \'torch\'"}\n', "")
+    info, _, _ = assemble(run, StaticFacts(True, version="2.9.1"), "python", 25.0)
+    assert info.status == "import-error"
+
+
+def test_key_line_prefers_a_named_library_over_the_outer_message():
+    try:
+        try:
+            raise OSError("[WinError 126] The specified module could not be found. Error loading "
+                          '"C:\\torch\\lib\\c10.dll" or one of its dependencies.')
+        except OSError as exc:
+            raise RuntimeError("torch failed") from exc
+    except RuntimeError as exc:
+        line = _torch_child.key_line(exc)
+    assert line.startswith("OSError: [WinError 126]") and "c10.dll" in line
+
+
+def test_probe_result_round_trips_through_the_report_schema(tmp_path):
+    fake_torch(tmp_path, FAKE_CUDA_TORCH, dist_version="2.6.0+cu124",
+               version_py="__version__ = '2.6.0+cu124'\ncuda = '12.4'\n")
+    info, _, _ = probe_torch(timeout=20, extra_path=[str(tmp_path)])
+    machine = machine_from_dict({
+        "os": "Linux", "os_version": "x", "arch": "x86_64", "python_version": "3.11.7", "cpu_model": "x",
+        "cpu_cores": 2, "cpu_threads": 4, "ram_gb": 8.0, "disk_free_gb": 10.0, "chassis": "desktop",
+        "nvidia": {"status": "ok"}, "torch": to_dict(info),
+    })
+    assert machine.torch == info
+
+
+def test_the_child_is_standalone_and_python_3_8_compatible():
+    # It runs under the user's interpreter, which has no gpu-wizard and may be as old as torch 2.4 allows.
+    source = torch_probe.child_source()
+    tree = ast.parse(source, feature_version=(3, 8))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported <= {"json", "os", "re", "sys", "time", "warnings", "platform", "torch"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The real torch (CI installs the CPU build)
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
+def test_real_torch_matches_what_its_metadata_says():
+    import importlib.metadata as md
+
+    dist = md.distribution("torch")
+    info, bench, note = probe_torch(timeout=60)
+    assert info.status == "ok", info
+    assert note.status == "ok"
+    assert info.version == dist.version
+    local = dist.version.partition("+")[2]
+    if local == "cpu":
+        assert info.build == "cpu"
+        assert info.cuda_version is None and info.cuda_available is False and info.device_count == 0
+        # A CPU build compiles no GPU code: torch reports an empty arch list, and so do we.
+        assert info.arch_list == ()
+        assert info.libraries == () and info.libraries_size_mb == 0
+    assert info.cpu_capability  # e.g. "AVX2", "AVX512", "DEFAULT"
+    assert info.python_version == platform.python_version()
+    # Sizes: every file pip recorded, measured on disk through importlib.metadata.
+    on_disk_bytes = sum(os.path.getsize(f.locate()) for f in dist.files if os.path.exists(f.locate()))
+    assert info.torch_size_mb == pytest.approx(on_disk_bytes / 1e6, abs=0.1)
+    assert bench is None
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
+def test_real_torch_benchmark_measures_the_cpu():
+    info, bench, _ = probe_torch(timeout=90, benchmark=True)
+    assert info.status == "ok"
+    assert bench is not None
+    assert bench.cpu_gflops > 0.1 and bench.matrix_size in (1024, 2048) and bench.dtype == "float32"
+    assert bench.seconds is not None and bench.seconds < 30
+    if not info.cuda_available and not info.mps_available:
+        assert bench.gpu_tflops is None and bench.gpu_backend is None
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed in this environment")
+def test_real_torch_static_facts_agree_with_the_live_ones():
+    facts = static_torch_facts()
+    info, _, _ = probe_torch(timeout=60)
+    assert facts.installed and facts.version == info.version and facts.build == info.build
+    assert facts.cuda_version == info.cuda_version

@@ -1,0 +1,202 @@
+"""`gpu-wizard torch-command`: the exact PyTorch install line for this machine or a described one.
+
+Live by default (NVIDIA driver and GPUs from the probes, the Python of `--python`); any of
+`--os/--driver/--compute-capability/--python-version/--gpu-vendor/--arch` describes another
+machine instead, an omitted flag meaning "unknown / none" (the OS defaults to this one's).
+Exit 0 with a command, 1 when nothing fits (the reason says why), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import shutil
+import sys
+
+HELP = "print the PyTorch install command that fits this machine (or a described one)"
+
+_PYTHON = re.compile(r"^3\.\d{1,2}(\.\d{1,2})?$")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--os", help="describe a machine: linux, windows or macos (default: this one's)")
+    parser.add_argument("--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 550.54.14")
+    parser.add_argument("--compute-capability", metavar="X.Y", action="append", default=[],
+                        help="an NVIDIA GPU's compute capability, e.g. 8.6 (repeat for several GPUs)")
+    parser.add_argument("--python-version", metavar="X.Y", help="the Python version torch is for, e.g. 3.12")
+    parser.add_argument("--gpu-vendor", choices=("nvidia", "amd", "intel", "apple", "none"),
+                        help="the GPU's maker when there is no driver/capability to say so")
+    parser.add_argument("--amd-gfx", metavar="GFX", action="append", default=[],
+                        help="an AMD GPU's architecture, e.g. gfx1100 (repeatable)")
+    parser.add_argument("--arch", metavar="ARCH", help="CPU architecture: x86_64 or aarch64/arm64")
+    parser.add_argument("--python", metavar="PATH", help="live mode: the interpreter torch is for")
+    parser.add_argument("--machine", metavar="FILE", help="use a recorded machine (a saved report) instead of probing")
+    parser.add_argument("--json", action="store_true",
+                        help='print {"command", "index_url", "variant", "torch_version", "reason", "warnings"}')
+    parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
+
+
+def _described(args: argparse.Namespace) -> bool:
+    return any([args.os, args.driver, args.compute_capability, args.python_version, args.gpu_vendor,
+                args.arch, args.amd_gfx])
+
+
+def _bad(message: str) -> int:
+    print(f"gpu-wizard torch-command: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _validate(args: argparse.Namespace, lang: str) -> str | None:
+    from wizard.i18n import t
+    from wizard.install import normalize_os
+    from wizard.torch_matrix import driver_tuple, parse_cc
+
+    if args.os and normalize_os(args.os) is None:
+        return t("torch.command.bad-os", lang, value=args.os)
+    for value in args.compute_capability:
+        if parse_cc(value) is None:
+            return t("torch.command.bad-cc", lang, value=value)
+    if args.driver is not None and (driver_tuple(args.driver) is None
+                                    or not re.fullmatch(r"\d{2,4}(\.\d{1,3}){0,2}", args.driver.strip())):
+        return t("torch.command.bad-driver", lang, value=args.driver)
+    if args.python_version is not None and not _PYTHON.match(args.python_version.strip()):
+        return t("torch.command.bad-python", lang, value=args.python_version)
+    for value in args.amd_gfx:
+        if not re.fullmatch(r"gfx[0-9a-fA-F]{3,4}", value):
+            return f"{value!r} is not an AMD GPU architecture like gfx1100"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from wizard.i18n import language_from_env
+    from wizard.install import choose_torch
+
+    lang = args.lang or language_from_env()
+    problem = _validate(args, lang)
+    if problem:
+        return _bad(problem)
+
+    if _described(args):
+        facts = {
+            "os": args.os or platform.system(),
+            "driver": args.driver.strip() if args.driver else None,
+            "compute_capabilities": [c.strip() for c in args.compute_capability],
+            "python_version": args.python_version.strip() if args.python_version else None,
+            "gpu_vendor": None if args.gpu_vendor in (None, "none") else args.gpu_vendor,
+            "arch": args.arch,
+        }
+        if args.gpu_vendor == "none" and (facts["driver"] or facts["compute_capabilities"]):
+            return _bad("--gpu-vendor none contradicts --driver/--compute-capability")
+        source = "described"
+    else:
+        facts = _live_facts(args, lang)
+        if isinstance(facts, int):
+            return facts
+        source = "recorded" if args.machine else "live"
+
+    # With --python the install must land in that interpreter, whatever `pip` means on PATH.
+    pip = f"{_quoted(args.python)} -m pip" if args.python and not _described(args) else "pip"
+    try:
+        choice = choose_torch(**facts, amd_gfx=tuple(args.amd_gfx), lang=lang, pip=pip)
+    except ValueError as exc:  # the checks above should have caught it; never a traceback
+        return _bad(str(exc))
+
+    if args.json:
+        json.dump(choice.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(choice, facts, source, lang))
+    return 0 if choice.command else 1
+
+
+def _quoted(path: str) -> str:
+    return f'"{path}"' if any(c.isspace() for c in path) else path
+
+
+def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
+    from wizard.i18n import t
+    from wizard.install import machine_facts
+
+    if args.machine:
+        from wizard.machine_file import MachineFileError, load_machine
+
+        try:
+            machine = load_machine(args.machine)
+        except MachineFileError as exc:
+            return _bad(t("torch.command.bad-machine", lang, file=args.machine, error=exc))
+        return machine_facts(machine)
+
+    from wizard.probe.gather import gather
+    from wizard.probe.torch_probe import static_torch_facts
+
+    # The Python version is all torch-command needs from the interpreter: no torch import.
+    python_facts = static_torch_facts(args.python) if args.python else None
+    if args.python and python_facts is not None and not python_facts.python_version:
+        return _bad(t("torch.probe.interpreter-missing", lang, interpreter=args.python,
+                      error=python_facts.detail or "?"))
+    machine = gather(lang, python=args.python, with_torch=False)
+    facts = machine_facts(machine)
+    if python_facts is not None:
+        facts["python_version"] = python_facts.python_version
+        # On a Mac the hardware decides (an Intel Python on Apple Silicon is the thing to fix).
+        if python_facts.python_arch and machine.os != "Darwin":
+            facts["arch"] = python_facts.python_arch
+    return facts
+
+
+def _describe_machine(facts: dict) -> str:
+    parts = [str(facts.get("os") or "?")]
+    if facts.get("arch"):
+        parts.append(str(facts["arch"]))
+    if facts.get("python_version"):
+        parts.append(f"Python {facts['python_version']}")
+    if facts.get("driver"):
+        parts.append(f"NVIDIA driver {facts['driver']}")
+    ccs = facts.get("compute_capabilities") or []
+    if ccs:
+        parts.append("compute capability " + ", ".join(ccs))
+    elif facts.get("gpu_vendor"):
+        parts.append(f"{facts['gpu_vendor']} GPU")
+    return ", ".join(parts)
+
+
+def render_text(choice, facts: dict, source: str, lang: str) -> str:
+    from wizard.i18n import t
+    from wizard.textout import mark, safe, wrap
+    from wizard.torch_matrix import load_matrix
+
+    width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
+    out: list[str] = []
+
+    def line(text: str = "", indent: int = 0, hang: int = 0) -> None:
+        out.extend(wrap(text, width, indent, hang) if text else [""])
+
+    where = {"described": t("torch.command.described", lang), "live": t("torch.command.live", lang)}.get(
+        source, source)
+    line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts)})")
+    line()
+    if choice.command:
+        line(f"{mark('ok')} {t('torch.command.command', lang)}:")
+        out.append("    " + choice.command)  # never wrapped: it must stay copy-pasteable
+        if choice.uv_command:
+            line(f"{t('torch.command.uv', lang)}:", 2)
+            out.append("    " + choice.uv_command)
+        line()
+        line(f"{t('torch.command.why', lang)}: {choice.reason}", 0, 2)
+    else:
+        line(f"{mark('error')} {t('torch.command.nothing', lang)}")
+        line(choice.reason, 2)
+    if choice.warnings:
+        line()
+        line(f"{t('torch.command.notes', lang)}:")
+        for warning in choice.warnings:
+            line(f"- {warning}", 2, 2)
+    matrix = load_matrix()
+    cpu, cuda = matrix.size("cpu"), matrix.size("cuda")
+    if cpu and cuda and choice.variant not in ("mps", None) and not str(choice.variant).startswith("rocm"):
+        line()
+        line(t("torch.command.size-cpu", lang, cpu=f"{cpu.download_mb:.0f}", cuda=f"{cuda.download_mb:.0f}",
+               cuda_installed=f"{cuda.installed_mb:.0f}"))
+    return safe("\n".join(out) + "\n")

@@ -1,0 +1,420 @@
+"""Which torch to install: the newest release and wheel variant that fits every constraint.
+
+The constraints are checked together, which is what the usual tools do not do:
+* the NVIDIA driver is at least the variant's floor (CUDA minor-version compatibility);
+* every GPU's compute capability has compiled kernels in the variant's arch list
+  (uv installs cu128 on a GTX 1080 Ti, which then fails with "no kernel image");
+* the Python version is within the release's range.
+Facts come from content/torch_matrix.toml (wizard.torch_matrix); this module only decides and
+explains. Pure: no probing, no I/O beyond reading the matrix once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from wizard.i18n import t
+from wizard.torch_matrix import (Build, Release, TorchMatrix, arch_support, driver_at_least, driver_tuple,
+                                 load_matrix, parse_cc, sm_name, version_tuple)
+
+if TYPE_CHECKING:
+    from wizard.probe.model import Machine
+
+OS_ALIASES = {"linux": "linux", "windows": "windows", "win32": "windows", "macos": "macos",
+              "darwin": "macos", "mac": "macos", "osx": "macos"}
+ARCH_ALIASES = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64", "aarch64": "aarch64",
+                "arm64": "aarch64"}
+
+
+@dataclass(frozen=True)
+class TorchChoice:
+    command: str | None              # None when nothing fits
+    index_url: str | None            # None for plain PyPI (macOS)
+    variant: str | None              # "cu130", "cu126", "cpu", "rocm7.2", "mps", ...
+    torch_version: str | None        # "2.13.0"
+    reason: str                      # why this build, or why nothing fits
+    warnings: tuple[str, ...] = ()
+    uv_command: str | None = None
+    # Stable ids for programs and tests: what limited the choice, what each warning is about.
+    problem: str | None = None       # set when nothing fits: "gpu-too-old", "driver-too-old", ...
+    warning_ids: tuple[str, ...] = ()
+    cpu_fallback: str | None = None  # the CPU-build command when the GPU cannot be served
+
+    def to_json(self) -> dict:
+        return {
+            "command": self.command,
+            "index_url": self.index_url,
+            "variant": self.variant,
+            "torch_version": self.torch_version,
+            "reason": self.reason,
+            "warnings": list(self.warnings),
+            "uv_command": self.uv_command,
+            "problem": self.problem,
+            "warning_ids": list(self.warning_ids),
+        }
+
+
+class _Notes:
+    def __init__(self, lang: str):
+        self.lang = lang
+        self.ids: list[str] = []
+        self.texts: list[str] = []
+
+    def add(self, wid: str, **values: object) -> None:
+        if wid in self.ids:
+            return
+        self.ids.append(wid)
+        self.texts.append(t(f"torch.choice.warn-{wid}", self.lang, **values))
+
+
+def normalize_os(os_name: str | None) -> str | None:
+    if os_name is None:
+        return None
+    return OS_ALIASES.get(os_name.strip().lower())
+
+
+def normalize_arch(arch: str | None, os_name: str) -> str:
+    key = ARCH_ALIASES.get((arch or "").strip().lower())
+    if os_name == "macos":
+        return "x86_64" if key == "x86_64" else "arm64"
+    return key or "x86_64"
+
+
+def pip_command(version: str, index_url: str | None, pip: str = "pip", extra: str = "") -> str:
+    command = f"{pip} install torch=={version}"
+    if extra:
+        command += f" {extra}"
+    if index_url:
+        command += f" --index-url {index_url}"
+    return command
+
+
+def uv_command(version: str, backend: str | None) -> str:
+    return f"uv pip install torch=={version}" + (f" --torch-backend={backend}" if backend else "")
+
+
+def choose_torch(
+    os: str,
+    driver: str | None = None,
+    compute_capabilities: Sequence[str] = (),
+    python_version: str | None = None,
+    gpu_vendor: str | None = None,
+    arch: str | None = None,
+    *,
+    amd_gfx: Sequence[str] = (),
+    lang: str = "en",
+    pip: str = "pip",
+    matrix: TorchMatrix | None = None,
+) -> TorchChoice:
+    """The install command for a machine. Omitted facts mean "unknown / none".
+
+    `os`: "linux" | "windows" | "macos" (Linux/Windows/Darwin accepted); `driver`: NVIDIA driver
+    version; `compute_capabilities`: one "X.Y" per NVIDIA GPU; `gpu_vendor`: "nvidia", "amd",
+    "intel", "apple" or None (= NVIDIA when a driver or capability is given, else no GPU);
+    `arch`: the CPU architecture of the interpreter ("x86_64", "aarch64"/"arm64").
+    Raises ValueError for an unknown os or a malformed capability; the CLI checks first.
+    """
+    matrix = matrix or load_matrix()
+    os_name = normalize_os(os)
+    if os_name is None:
+        raise ValueError(f"unknown operating system {os!r}; use linux, windows or macos")
+    ccs = []
+    for cc in compute_capabilities:
+        parsed = parse_cc(cc)
+        if parsed is None:
+            raise ValueError(f"{cc!r} is not a compute capability like 8.6")
+        ccs.append(parsed)
+    if driver is not None and driver_tuple(driver) is None:
+        raise ValueError(f"{driver!r} is not a driver version like 550.54.14")
+    py = ".".join(str(p) for p in version_tuple(python_version)[:2]) if python_version else None
+    vendor = gpu_vendor or ("nvidia" if (ccs or driver) else None)
+    ctx = _Context(matrix, os_name, normalize_arch(arch, os_name), driver, ccs, py, lang, pip)
+
+    if os_name == "macos":
+        return ctx.mac()
+    if vendor == "nvidia":
+        return ctx.nvidia()
+    if vendor == "amd":
+        return ctx.amd(tuple(g.lower() for g in amd_gfx))
+    notes = _Notes(lang)
+    if vendor == "intel":
+        notes.add("intel-xpu")
+    return ctx.cpu(notes, reason_key="cpu-no-gpu")
+
+
+def machine_facts(machine: "Machine") -> dict:
+    """The choose_torch arguments that describe a probed or recorded machine."""
+    torch = machine.torch
+    nvidia = [g for g in machine.gpus if g.vendor == "nvidia" and g.kernel_driver not in ("vfio-pci", "pci-stub")]
+    amd = [g for g in machine.gpus if g.vendor == "amd" and g.unified_memory is not True]
+    apple = [g for g in machine.gpus if g.vendor == "apple"]
+    ccs = [g.compute_capability for g in nvidia if g.compute_capability]
+    if not ccs and torch is not None and torch.build == "cuda":
+        ccs = [d.capability for d in torch.devices if d.capability and parse_cc(d.capability)]
+    vendor = "nvidia" if nvidia else "amd" if amd else "apple" if apple else \
+        "intel" if any(g.vendor == "intel" for g in machine.gpus) else None
+    arch = (torch.python_arch if torch is not None and torch.python_arch else None) or machine.arch
+    if machine.os == "Darwin" and apple:
+        arch = "arm64"  # an x86_64 Python under Rosetta is the problem to fix, not the target
+    driver = machine.nvidia.driver_version if nvidia else None
+    if driver is not None and driver_tuple(driver) is None:
+        driver = None
+    python = (torch.python_version if torch is not None and torch.python_version else None) \
+        or machine.python_version
+    return {"os": machine.os, "driver": driver, "compute_capabilities": ccs, "python_version": python,
+            "gpu_vendor": vendor, "arch": arch}
+
+
+def choose_for_machine(machine: "Machine", lang: str = "en", pip: str = "pip") -> TorchChoice:
+    """`choose_torch` for a whole Machine snapshot (live probes or a recorded report)."""
+    return choose_torch(**machine_facts(machine), lang=lang, pip=pip)
+
+
+@dataclass
+class _Context:
+    matrix: TorchMatrix
+    os: str
+    arch: str
+    driver: str | None
+    ccs: list[tuple[int, int]]
+    py: str | None
+    lang: str
+    pip: str
+
+    @property
+    def platform(self) -> str:
+        return f"{self.os}-{self.arch}"
+
+    def text(self, key: str, **values: object) -> str:
+        return t(f"torch.choice.{key}", self.lang, **values)
+
+    def python_ok(self) -> tuple[Release, ...]:
+        return tuple(r for r in self.matrix.choosable if self.py is None or r.supports_python(self.py))
+
+    def nothing(self, problem: str, reason: str, notes: _Notes, fallback: TorchChoice | None = None) -> TorchChoice:
+        texts, ids = list(notes.texts), list(notes.ids)
+        if fallback is not None and fallback.command:
+            texts.append(self.text("warn-cpu-meanwhile", command=fallback.command))
+            ids.append("cpu-meanwhile")
+        return TorchChoice(None, None, None, None, reason, tuple(texts), None, problem, tuple(ids),
+                           fallback.command if fallback else None)
+
+    def python_problem(self) -> TorchChoice:
+        low, high = self.matrix.python_range
+        return self.nothing("python-unsupported",
+                            self.text("none-python", python=self.py, low=low, high=high), _Notes(self.lang))
+
+    # -- CPU ---------------------------------------------------------------------------------
+    def cpu(self, notes: _Notes, reason_key: str, **values: object) -> TorchChoice:
+        if self.platform not in self.matrix.cpu_platforms:
+            return self.nothing("platform-unsupported", self.text("none-platform", platform=self.platform), notes)
+        releases = self.python_ok()
+        if not releases:
+            return self.python_problem()
+        release = releases[0]
+        self._python_note(release, notes)
+        url = self.matrix.variants["cpu"].index_url
+        return TorchChoice(
+            command=pip_command(release.version, url, self.pip),
+            index_url=url, variant="cpu", torch_version=release.version,
+            reason=self.text(reason_key, version=release.version, **values),
+            warnings=tuple(notes.texts), uv_command=uv_command(release.version, "cpu"),
+            warning_ids=tuple(notes.ids),
+        )
+
+    def _python_note(self, release: Release, notes: _Notes) -> None:
+        newest = self.matrix.choosable[0]
+        if release.version != newest.version and self.py and not newest.supports_python(self.py):
+            notes.add("python-limits", newest=newest.version, low=newest.python_min,
+                      high=newest.python_max, python=self.py)
+
+    # -- macOS -------------------------------------------------------------------------------
+    def mac(self) -> TorchChoice:
+        notes = _Notes(self.lang)
+        if self.ccs or self.driver:
+            notes.add("mac-no-cuda")
+        if self.arch == "x86_64":
+            mac = self.matrix.macos_intel
+            if self.py and not (version_tuple(mac.python_min)[:2] <= version_tuple(self.py)[:2]
+                                <= version_tuple(mac.python_max)[:2]):
+                return self.nothing("python-unsupported", self.text(
+                    "none-mac-intel-python", version=mac.last_version, python=self.py,
+                    low=mac.python_min, high=mac.python_max), notes)
+            notes.add("mac-intel", version=mac.last_version)
+            return TorchChoice(
+                command=pip_command(mac.last_version, None, self.pip, extra='"numpy<2"'),
+                index_url=None, variant="cpu", torch_version=mac.last_version,
+                reason=self.text("mac-intel", version=mac.last_version),
+                warnings=tuple(notes.texts), uv_command=uv_command(mac.last_version, None) + ' "numpy<2"',
+                warning_ids=tuple(notes.ids),
+            )
+        releases = self.python_ok()
+        if not releases:
+            return self.python_problem()
+        release = releases[0]
+        self._python_note(release, notes)
+        return TorchChoice(
+            command=pip_command(release.version, None, self.pip), index_url=None, variant="mps",
+            torch_version=release.version, reason=self.text("mac-mps", version=release.version),
+            warnings=tuple(notes.texts), uv_command=uv_command(release.version, None),
+            warning_ids=tuple(notes.ids),
+        )
+
+    # -- AMD ---------------------------------------------------------------------------------
+    def amd(self, gfx: tuple[str, ...]) -> TorchChoice:
+        notes = _Notes(self.lang)
+        if self.os != "linux" or self.arch != "x86_64":
+            notes.add("amd-no-rocm-here")
+            return self.cpu(notes, "cpu-amd-windows" if self.os == "windows" else "cpu-no-gpu")
+        releases = self.python_ok()
+        if not releases:
+            return self.python_problem()
+        for release in releases:
+            for build in release.builds:
+                if build.variant.kind != "rocm" or self.platform not in build.platforms or not build.confirmed:
+                    continue
+                missing = [g for g in gfx if g not in build.variant.gfx]
+                if missing:
+                    continue
+                self._python_note(release, notes)
+                if release.version != self.matrix.choosable[0].version:
+                    notes.add("rocm-lags", newest=self.matrix.choosable[0].version, version=release.version)
+                if not gfx:
+                    notes.add("amd-gfx-unknown", variant=build.variant.name,
+                              gfx=", ".join(build.variant.gfx))
+                notes.add("rocm-setup")
+                url = build.variant.index_url
+                return TorchChoice(
+                    command=pip_command(release.version, url, self.pip), index_url=url,
+                    variant=build.variant.name, torch_version=release.version,
+                    reason=self.text("rocm", version=release.version, variant=build.variant.name,
+                                     gfx=", ".join(gfx) or "?"),
+                    warnings=tuple(notes.texts), uv_command=uv_command(release.version, build.variant.name),
+                    warning_ids=tuple(notes.ids),
+                )
+        fallback = self.cpu(_Notes(self.lang), "cpu-no-gpu")
+        return self.nothing("gpu-unsupported", self.text("none-amd-gfx", gfx=", ".join(gfx)), notes, fallback)
+
+    # -- NVIDIA ------------------------------------------------------------------------------
+    def _cuda_builds(self, release: Release) -> list[Build]:
+        builds = [b for b in release.builds
+                  if b.variant.kind == "cuda" and self.platform in b.platforms and b.confirmed]
+
+        def preference(build: Build) -> tuple:
+            default = build.variant.name == release.pypi_linux_default
+            return (not default, build.experimental, -version_tuple(build.variant.cuda or "0")[0] * 100
+                    - version_tuple(build.variant.cuda or "0.0")[1])
+
+        return sorted(builds, key=preference)
+
+    def _covers(self, build: Build) -> bool:
+        return all(arch_support(build.arch_list, cc) for cc in self.ccs)
+
+    def _driver_ok(self, build: Build) -> bool:
+        floor = build.variant.compat_floor(self.os)
+        return self.driver is None or (floor is not None and driver_at_least(self.driver, floor))
+
+    def gpus_text(self) -> str:
+        return ", ".join(f"{sm_name(f'{a}.{b}')}" for a, b in self.ccs) or "?"
+
+    def nvidia(self) -> TorchChoice:
+        notes = _Notes(self.lang)
+        if self.arch != "x86_64" and self.os == "windows":
+            notes.add("no-cuda-here", platform=self.platform)
+            return self.cpu(notes, "cpu-no-cuda-here", platform=self.platform)
+        releases = self.python_ok()
+        for release in releases:
+            for build in self._cuda_builds(release):
+                if self._covers(build) and self._driver_ok(build):
+                    return self._cuda_choice(release, build, notes)
+        return self._cuda_nothing(releases, notes)
+
+    def _cuda_choice(self, release: Release, build: Build, notes: _Notes) -> TorchChoice:
+        variant = build.variant
+        newest = self.matrix.choosable[0]
+        if release.version != newest.version:
+            self._explain_older(release, build, newest, notes)
+        if self.driver is None:
+            notes.add("driver-unknown", floor=variant.compat_floor(self.os), variant=variant.name)
+        else:
+            toolkit_floor = variant.toolkit_floor(self.os)
+            if toolkit_floor and not driver_at_least(self.driver, toolkit_floor):
+                notes.add("minor-compat", driver=self.driver, floor=toolkit_floor, toolkit=variant.toolkit,
+                          variant=variant.name)
+        if not self.ccs:
+            legacy = self._legacy_command(release)
+            if legacy:
+                notes.add("arch-unknown", variant=variant.name, legacy=legacy)
+            else:
+                notes.add("arch-unknown-covered", variant=variant.name)
+        elif any(arch_support(build.arch_list, cc) == "ptx" for cc in self.ccs):
+            notes.add("ptx-only", gpus=self.gpus_text(), variant=variant.name)
+        if build.experimental:
+            notes.add("experimental", variant=variant.name, version=release.version)
+        url = variant.index_url
+        reason_key = "cuda" if self.ccs else "cuda-arch-unknown"
+        return TorchChoice(
+            command=pip_command(release.version, url, self.pip), index_url=url, variant=variant.name,
+            torch_version=release.version,
+            reason=self.text(reason_key, version=release.version, variant=variant.name,
+                             gpus=self.gpus_text(), driver=self.driver or "?",
+                             floor=variant.compat_floor(self.os) or "?"),
+            warnings=tuple(notes.texts), uv_command=uv_command(release.version, variant.name),
+            warning_ids=tuple(notes.ids),
+        )
+
+    def _legacy_command(self, release: Release) -> str | None:
+        """When the GPU is unknown: the build for pre-Turing cards, so the warning can offer it."""
+        for candidate in self.python_ok():
+            for build in self._cuda_builds(candidate):
+                if arch_support(build.arch_list, (6, 1)) and self._driver_ok(build):
+                    if candidate.version == release.version and build.variant.name == release.pypi_linux_default:
+                        return None  # the choice already covers old GPUs
+                    return pip_command(candidate.version, build.variant.index_url, self.pip)
+        return None
+
+    def _explain_older(self, release: Release, build: Build, newest: Release, notes: _Notes) -> None:
+        if self.py and not newest.supports_python(self.py):
+            notes.add("python-limits", newest=newest.version, low=newest.python_min,
+                      high=newest.python_max, python=self.py)
+            return
+        newest_builds = self._cuda_builds(newest)
+        covering = [b for b in newest_builds if self._covers(b)]
+        if not covering:
+            notes.add("gpu-limits", newest=newest.version, gpus=self.gpus_text(), version=release.version,
+                      variant=build.variant.name)
+            return
+        floors = sorted({b.variant.compat_floor(self.os) for b in covering if b.variant.compat_floor(self.os)},
+                        key=driver_tuple)
+        if floors and self.driver and not driver_at_least(self.driver, floors[0]):
+            notes.add("driver-limits", driver=self.driver, variant=build.variant.name,
+                      series=release.series, floor=floors[0], newest=newest.version)
+
+    def _cuda_nothing(self, releases: tuple[Release, ...], notes: _Notes) -> TorchChoice:
+        fallback = self.cpu(_Notes(self.lang), "cpu-no-gpu")
+        every = self.matrix.choosable
+        # Ignoring Python: is there any build with this GPU's kernels, and does the driver suffice?
+        any_arch = [(r, b) for r in every for b in self._cuda_builds(r) if self._covers(b)]
+        if not any_arch:
+            if self.platform not in ("linux-x86_64", "windows-x86_64", "linux-aarch64") or not any(
+                    self._cuda_builds(r) for r in every):
+                return self.nothing("platform-unsupported",
+                                    self.text("none-platform", platform=self.platform), notes, fallback)
+            lowest = min((sm for r in every for b in self._cuda_builds(r) for sm in b.arch.sm),
+                         key=lambda s: int(s[3:].rstrip("af")))
+            newer = all(cc > (12, 9) for cc in self.ccs)
+            return self.nothing("gpu-too-new" if newer else "gpu-too-old",
+                                self.text("none-gpu-new" if newer else "none-gpu-old",
+                                          gpus=self.gpus_text(), lowest=lowest), notes, fallback)
+        fits_driver = [(r, b) for r, b in any_arch if self._driver_ok(b)]
+        if not fits_driver:
+            r, b = min(any_arch, key=lambda rb: driver_tuple(rb[1].variant.compat_floor(self.os) or "999"))
+            current = any_arch[0][1].variant.compat_floor(self.os)
+            return self.nothing("driver-too-old", self.text(
+                "none-driver", driver=self.driver, gpus=self.gpus_text(), floor=b.variant.compat_floor(self.os),
+                variant=b.variant.name, version=r.version, current=current), notes, fallback)
+        r, b = fits_driver[0]
+        return self.nothing("python-unsupported", self.text(
+            "none-python-gpu", python=self.py, gpus=self.gpus_text(), version=r.version,
+            variant=b.variant.name, low=r.python_min, high=r.python_max), notes, fallback)

@@ -1,0 +1,567 @@
+"""The torch / CUDA / driver matrix from content/torch_matrix.toml, checked at load.
+
+A wrong fact here becomes a wrong `pip install` line on a student's machine, so loading is
+strict: every entry is checked for type, range and cross-references (a build naming an unknown
+variant, a source id nobody defined, a release list out of order), and every problem raises
+`KnowledgeError` naming the file, the entry and the field. Unknown fields are errors too.
+
+Also here: the two compatibility rules everything else applies,
+* `arch_support(arch_list, cc)`: does a build's compiled GPU code run on compute capability cc;
+* `driver_at_least(driver, floor)`: NVIDIA driver version comparison.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from wizard.content import content_dir
+from wizard.knowledge import KnowledgeError
+
+FILE = "torch_matrix.toml"
+SCHEMA = "gpu-wizard/torch-matrix/1"
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64")
+VARIANT_KINDS = ("cuda", "rocm", "xpu", "cpu")
+DEFAULT_PLATFORMS = {"cuda": ("linux-x86_64", "windows-x86_64"), "xpu": ("linux-x86_64", "windows-x86_64"),
+                     "rocm": ("linux-x86_64",), "cpu": ()}
+INDEX_BASE = "https://download.pytorch.org/whl/"
+
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+_PY = re.compile(r"^3\.\d{1,2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+_DRIVER = re.compile(r"^\d{3}(\.\d{1,3}){0,2}$")
+_ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
+_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+_CUDA = re.compile(r"^\d{2}\.\d$")
+
+
+# ---------------------------------------------------------------------------------------------
+# Compatibility rules
+
+
+def parse_cc(text: str) -> tuple[int, int] | None:
+    """ "8.6" → (8, 6); None for anything else."""
+    match = re.fullmatch(r"\s*(\d{1,2})\.(\d)\s*", str(text))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _arch_cc(entry: str) -> tuple[str, int, int, bool] | None:
+    match = re.fullmatch(r"(sm|compute)_(\d+)(\d)([af]?)", entry)
+    if not match:
+        return None
+    return match.group(1), int(match.group(2)), int(match.group(3)), bool(match.group(4))
+
+
+def arch_support(arch_list: tuple[str, ...] | list[str], cc: str | tuple[int, int]) -> str | None:
+    """How a build with `arch_list` runs on compute capability `cc`.
+
+    "sass": compiled code for it (sm_XY runs on X.Z when Z >= Y; sm_XYa/f only on X.Y itself);
+    "ptx": only through the driver compiling PTX (compute_XY, any cc >= X.Y): slow first start;
+    None: no kernels for this GPU ("no kernel image is available for execution on the device").
+    """
+    target = parse_cc(cc) if isinstance(cc, str) else cc
+    if target is None:
+        return None
+    major, minor = target
+    ptx = False
+    for entry in arch_list:
+        parsed = _arch_cc(str(entry))
+        if parsed is None:
+            continue
+        kind, a_major, a_minor, specific = parsed
+        if kind == "sm":
+            if a_major == major and (a_minor == minor if specific else a_minor <= minor):
+                return "sass"
+        elif (a_major, a_minor) <= (major, minor):
+            ptx = True
+    return "ptx" if ptx else None
+
+
+def sm_name(cc: str) -> str:
+    parsed = parse_cc(cc)
+    return f"sm_{parsed[0]}{parsed[1]}" if parsed else str(cc)
+
+
+def driver_tuple(version: str) -> tuple[int, ...] | None:
+    parts = re.findall(r"\d+", str(version))
+    if not parts or not re.match(r"^\s*\d", str(version)):
+        return None
+    return tuple(int(p) for p in parts[:3])
+
+
+def driver_at_least(driver: str, floor: str) -> bool:
+    have, need = driver_tuple(driver), driver_tuple(floor)
+    if have is None or need is None:
+        return False
+    width = max(len(have), len(need))
+    return have + (0,) * (width - len(have)) >= need + (0,) * (width - len(need))
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    url: str
+    checked: str
+
+
+@dataclass(frozen=True)
+class ArchSet:
+    name: str
+    sm: tuple[str, ...]
+    ptx: tuple[str, ...]
+    source: tuple[str, ...]
+    note: str = ""
+
+    @property
+    def arch_list(self) -> tuple[str, ...]:
+        return self.sm + self.ptx
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    kind: str
+    source: tuple[str, ...]
+    cuda: str | None = None
+    toolkit: str | None = None
+    linux_compat: str | None = None
+    windows_compat: str | None = None
+    linux_toolkit: str | None = None
+    windows_toolkit: str | None = None
+    rocm: str | None = None
+    gfx: tuple[str, ...] = ()
+    note: str = ""
+    unconfirmed: tuple[str, ...] = ()
+
+    @property
+    def index_url(self) -> str:
+        return INDEX_BASE + self.name
+
+    def compat_floor(self, os_name: str) -> str | None:
+        return (self.windows_compat if os_name == "windows" else self.linux_compat) or None
+
+    def toolkit_floor(self, os_name: str) -> str | None:
+        return (self.windows_toolkit if os_name == "windows" else self.linux_toolkit) or None
+
+
+@dataclass(frozen=True)
+class Build:
+    release: str
+    variant: Variant
+    arch: ArchSet | None
+    platforms: tuple[str, ...]
+    source: tuple[str, ...]
+    experimental: bool = False
+    confirmed: bool = True
+    note: str = ""
+
+    @property
+    def arch_list(self) -> tuple[str, ...]:
+        return self.arch.arch_list if self.arch else ()
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    released: str
+    python_min: str
+    python_max: str
+    pypi_linux_default: str
+    builds: tuple[Build, ...]
+    source: tuple[str, ...]
+    note: str = ""
+    unconfirmed: tuple[str, ...] = ()
+
+    @property
+    def series(self) -> str:
+        return ".".join(self.version.split(".")[:2])
+
+    def supports_python(self, python: str) -> bool:
+        have = version_tuple(python)[:2]
+        return version_tuple(self.python_min)[:2] <= have <= version_tuple(self.python_max)[:2]
+
+
+@dataclass(frozen=True)
+class MacIntel:
+    last_version: str
+    python_min: str
+    python_max: str
+    source: tuple[str, ...]
+    note: str = ""
+    unconfirmed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SizeFact:
+    build: str
+    torch_version: str
+    platform: str
+    download_mb: float
+    installed_mb: float
+    source: tuple[str, ...]
+    torch_download_mb: float | None = None
+    libraries_download_mb: float | None = None
+    torch_installed_mb: float | None = None
+    libraries_installed_mb: float | None = None
+    largest_libraries: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class TorchMatrix:
+    checked: str
+    newest: str
+    sources: dict[str, Source]
+    arch_sets: dict[str, ArchSet]
+    variants: dict[str, Variant]
+    releases: tuple[Release, ...]          # newest first
+    cpu_platforms: tuple[str, ...]
+    cpu_source: tuple[str, ...]
+    macos_intel: MacIntel
+    sizes: tuple[SizeFact, ...]
+
+    def release(self, version: str) -> Release | None:
+        wanted = version_tuple(version)[:2]
+        return next((r for r in self.releases if version_tuple(r.version)[:2] == wanted), None)
+
+    @property
+    def choosable(self) -> tuple[Release, ...]:
+        newest = version_tuple(self.newest)
+        return tuple(r for r in self.releases if version_tuple(r.version) <= newest)
+
+    def size(self, build: str) -> SizeFact | None:
+        return next((s for s in self.sizes if s.build == build), None)
+
+    @property
+    def python_range(self) -> tuple[str, str]:
+        lows = [r.python_min for r in self.choosable]
+        highs = [r.python_max for r in self.choosable]
+        return min(lows, key=version_tuple), max(highs, key=version_tuple)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+@cache
+def _default_matrix() -> TorchMatrix:
+    return _load(content_dir() / FILE)
+
+
+def load_matrix(path: Path | None = None) -> TorchMatrix:
+    """The matrix; the default file is read once per process."""
+    return _default_matrix() if path is None else _load(Path(path))
+
+
+def _load(path: Path) -> TorchMatrix:
+    file = path.name
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise KnowledgeError(file, "", "", f"file not found in {path.parent}") from None
+    except OSError as exc:
+        raise KnowledgeError(file, "", "", f"cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise KnowledgeError(file, "", "", f"is not UTF-8 (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise KnowledgeError(file, "", "", f"is not valid TOML: {exc}") from None
+    return _Reader(file).matrix(data)
+
+
+class _Reader:
+    def __init__(self, file: str):
+        self.file = file
+        self.source_ids: set[str] = set()
+
+    def fail(self, entry: str, field_name: str, reason: str) -> KnowledgeError:
+        return KnowledgeError(self.file, entry, field_name, reason)
+
+    # -- field checks ------------------------------------------------------------------------
+    def fields(self, entry: str, raw: Any, required: set[str], optional: set[str]) -> dict[str, Any]:
+        if not isinstance(raw, dict):
+            raise self.fail(entry, "", f"must be a table, not {type(raw).__name__}")
+        for key in raw:
+            if key not in required | optional:
+                raise self.fail(entry, key, "unknown field (a typo?)")
+        for key in sorted(required):
+            if key not in raw:
+                raise self.fail(entry, key, "is missing")
+        return raw
+
+    def text(self, entry: str, raw: dict, key: str, pattern: re.Pattern | None = None,
+             what: str = "", default: str | None = None, empty_ok: bool = False) -> str | None:
+        if key not in raw:
+            return default
+        value = raw[key]
+        if not isinstance(value, str) or (not value.strip() and not empty_ok):
+            raise self.fail(entry, key, "must be non-empty text")
+        if pattern is not None and value and not pattern.match(value):
+            raise self.fail(entry, key, f"{value!r} is not {what}")
+        return value
+
+    def texts(self, entry: str, raw: dict, key: str, pattern: re.Pattern | None = None,
+              what: str = "", non_empty: bool = False) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(entry, key, "must be a list of non-empty texts")
+        if non_empty and not value:
+            raise self.fail(entry, key, "must not be empty")
+        if len(set(value)) != len(value):
+            raise self.fail(entry, key, "lists an item twice")
+        for item in value:
+            if pattern is not None and not pattern.match(item):
+                raise self.fail(entry, key, f"{item!r} is not {what}")
+        return tuple(value)
+
+    def sources(self, entry: str, raw: dict) -> tuple[str, ...]:
+        ids = self.texts(entry, raw, "source", non_empty=True)
+        for item in ids:
+            if item not in self.source_ids:
+                raise self.fail(entry, "source", f"{item!r} is not defined in [sources]")
+        return ids
+
+    def flag(self, entry: str, raw: dict, key: str, default: bool) -> bool:
+        value = raw.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(entry, key, "must be true or false")
+        return value
+
+    def number(self, entry: str, raw: dict, key: str, required: bool = True) -> float | None:
+        if key not in raw and not required:
+            return None
+        value = raw.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+            raise self.fail(entry, key, "must be a number between 0 and 1,000,000")
+        return float(value)
+
+    def unconfirmed(self, entry: str, raw: dict, allowed: set[str]) -> tuple[str, ...]:
+        names = self.texts(entry, raw, "unconfirmed")
+        for name in names:
+            if name not in allowed:
+                raise self.fail(entry, "unconfirmed", f"{name!r} is not a field of this entry")
+        return names
+
+    # -- tables ------------------------------------------------------------------------------
+    def matrix(self, data: dict) -> TorchMatrix:
+        top = self.fields("", data, {"schema", "checked", "newest", "sources", "arch_sets", "variants",
+                                     "releases", "cpu", "macos_intel", "sizes"}, set())
+        if top["schema"] != SCHEMA:
+            raise self.fail("", "schema", f"must be {SCHEMA!r}")
+        checked = self.text("", top, "checked", _DATE, "a date like 2026-11-30")
+        newest = self.text("", top, "newest", _VERSION, "a version like 2.15.0")
+        sources = self.read_sources(top["sources"])
+        arch_sets = self.read_arch_sets(top["arch_sets"])
+        variants = self.read_variants(top["variants"])
+        releases = self.read_releases(top["releases"], variants, arch_sets)
+        if not any(r.version == newest for r in releases):
+            raise self.fail("", "newest", f"{newest!r} is not one of the [[releases]]")
+        cpu = self.fields("[cpu]", top["cpu"], {"platforms", "source"}, set())
+        cpu_platforms = self.texts("[cpu]", cpu, "platforms", re.compile("|".join(PLATFORMS)),
+                                   "a known platform", non_empty=True)
+        return TorchMatrix(
+            checked=checked, newest=newest, sources=sources, arch_sets=arch_sets, variants=variants,
+            releases=releases, cpu_platforms=cpu_platforms, cpu_source=self.sources("[cpu]", cpu),
+            macos_intel=self.read_mac(top["macos_intel"]), sizes=self.read_sizes(top["sizes"]),
+        )
+
+    def read_sources(self, raw: Any) -> dict[str, Source]:
+        if not isinstance(raw, dict) or not raw:
+            raise self.fail("[sources]", "", "must be a table of sources")
+        out = {}
+        for sid, entry in raw.items():
+            label = f"sources.{sid}"
+            self.fields(label, entry, {"title", "url", "checked"}, set())
+            url = self.text(label, entry, "url", re.compile(r"^https://\S+$"), "an https:// address")
+            out[sid] = Source(sid, self.text(label, entry, "title"), url,
+                              self.text(label, entry, "checked", _DATE, "a date like 2026-11-30"))
+        self.source_ids = set(out)
+        return out
+
+    def read_arch_sets(self, raw: Any) -> dict[str, ArchSet]:
+        if not isinstance(raw, dict) or not raw:
+            raise self.fail("[arch_sets]", "", "must be a table of arch sets")
+        out = {}
+        for name, entry in raw.items():
+            label = f"arch_sets.{name}"
+            self.fields(label, entry, {"sm", "source"}, {"ptx", "note"})
+            sm = self.texts(label, entry, "sm", re.compile(r"^sm_\d{2,3}[af]?$"), "like sm_86", True)
+            ptx = self.texts(label, entry, "ptx", re.compile(r"^compute_\d{2,3}$"), "like compute_120")
+            ordered = sorted(sm, key=lambda a: _arch_cc(a)[1:3])
+            if list(sm) != ordered:
+                raise self.fail(label, "sm", "must be in ascending order")
+            out[name] = ArchSet(name, sm, ptx, self.sources(label, entry), entry.get("note", ""))
+        return out
+
+    def read_variants(self, raw: Any) -> dict[str, Variant]:
+        if not isinstance(raw, dict) or not raw:
+            raise self.fail("[variants]", "", "must be a table of variants")
+        out = {}
+        cuda_fields = {"cuda", "toolkit", "linux_compat", "windows_compat", "linux_toolkit", "windows_toolkit"}
+        for name, entry in raw.items():
+            label = f'variants."{name}"'
+            self.fields(label, entry, {"kind", "source"}, cuda_fields | {"rocm", "gfx", "note", "unconfirmed"})
+            kind = self.text(label, entry, "kind")
+            if kind not in VARIANT_KINDS:
+                raise self.fail(label, "kind", f"{kind!r} is not one of {', '.join(VARIANT_KINDS)}")
+            values: dict[str, Any] = {}
+            if kind == "cuda":
+                if not re.fullmatch(r"cu\d{3}", name):
+                    raise self.fail(label, "", "a CUDA variant is named like cu126")
+                for key in sorted(cuda_fields):
+                    if key not in entry:
+                        raise self.fail(label, key, "is missing (needed for a CUDA variant)")
+                values["cuda"] = self.text(label, entry, "cuda", _CUDA, "a CUDA version like 12.6")
+                if name != "cu" + values["cuda"].replace(".", ""):
+                    raise self.fail(label, "cuda", f"{values['cuda']!r} does not match the name {name!r}")
+                values["toolkit"] = self.text(label, entry, "toolkit", _VERSION, "a version like 12.6.3")
+                for key in ("linux_compat", "windows_compat", "linux_toolkit", "windows_toolkit"):
+                    values[key] = self.text(label, entry, key, _DRIVER, "a driver version like 560.35.05",
+                                            empty_ok=key.endswith("toolkit"))
+                for os_name in ("linux", "windows"):
+                    compat, toolkit = values[f"{os_name}_compat"], values[f"{os_name}_toolkit"]
+                    if toolkit and not driver_at_least(toolkit, compat):
+                        raise self.fail(label, f"{os_name}_toolkit", f"{toolkit} is below {os_name}_compat {compat}")
+            elif kind == "rocm":
+                if not re.fullmatch(r"rocm\d+\.\d+(\.\d+)?", name):
+                    raise self.fail(label, "", "a ROCm variant is named like rocm7.2")
+                values["rocm"] = self.text(label, entry, "rocm")
+                if name != "rocm" + values["rocm"]:
+                    raise self.fail(label, "rocm", f"{values['rocm']!r} does not match the name {name!r}")
+                values["gfx"] = self.texts(label, entry, "gfx", _GFX, "a gfx target like gfx1100", True)
+            else:
+                extra = (set(entry) & (cuda_fields | {"rocm", "gfx"}))
+                if extra:
+                    raise self.fail(label, sorted(extra)[0], f"does not apply to a {kind} variant")
+                if name != kind:
+                    raise self.fail(label, "kind", f"a {kind} variant must be named {kind!r}")
+            allowed = set(values) | {"note"}
+            out[name] = Variant(name=name, kind=kind, source=self.sources(label, entry),
+                                note=entry.get("note", ""),
+                                unconfirmed=self.unconfirmed(label, entry, allowed), **values)
+        return out
+
+    def read_releases(self, raw: Any, variants: dict[str, Variant],
+                      arch_sets: dict[str, ArchSet]) -> tuple[Release, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("", "releases", "needs at least one [[releases]] entry")
+        out: list[Release] = []
+        for position, entry in enumerate(raw):
+            version = entry.get("version") if isinstance(entry, dict) else None
+            label = f'releases[{position}] "{version}"'
+            self.fields(label, entry, {"version", "released", "python_min", "python_max",
+                                       "pypi_linux_default", "source", "builds"}, {"note", "unconfirmed"})
+            version = self.text(label, entry, "version", _VERSION, "a version like 2.13.0")
+            python_min = self.text(label, entry, "python_min", _PY, "a Python version like 3.10")
+            python_max = self.text(label, entry, "python_max", _PY, "a Python version like 3.14")
+            if version_tuple(python_min) > version_tuple(python_max):
+                raise self.fail(label, "python_max", "is below python_min")
+            if out and version_tuple(version) >= version_tuple(out[-1].version):
+                raise self.fail(label, "version", "releases must be listed newest first, each once")
+            builds = self.read_builds(label, version, entry["builds"], variants, arch_sets)
+            default = self.text(label, entry, "pypi_linux_default")
+            if not any(b.variant.name == default and "linux-x86_64" in b.platforms for b in builds):
+                raise self.fail(label, "pypi_linux_default", f"{default!r} is not one of this release's Linux builds")
+            out.append(Release(
+                version=version,
+                released=self.text(label, entry, "released", _DATE, "a date like 2026-07"),
+                python_min=python_min, python_max=python_max, pypi_linux_default=default,
+                builds=builds, source=self.sources(label, entry), note=entry.get("note", ""),
+                unconfirmed=self.unconfirmed(label, entry, {"released", "python_min", "python_max",
+                                                            "pypi_linux_default"}),
+            ))
+        return tuple(out)
+
+    def read_builds(self, release_label: str, version: str, raw: Any, variants: dict[str, Variant],
+                    arch_sets: dict[str, ArchSet]) -> tuple[Build, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail(release_label, "builds", "needs at least one [[releases.builds]] entry")
+        out = []
+        seen: set[tuple[str, str]] = set()
+        for position, entry in enumerate(raw):
+            name = entry.get("variant") if isinstance(entry, dict) else None
+            label = f"{release_label} builds[{position}] \"{name}\""
+            self.fields(label, entry, {"variant", "source"},
+                        {"arch", "platforms", "experimental", "confirmed", "note"})
+            variant = variants.get(self.text(label, entry, "variant"))
+            if variant is None:
+                raise self.fail(label, "variant", f"{name!r} is not defined in [variants]")
+            arch = None
+            if variant.kind == "cuda":
+                arch_name = self.text(label, entry, "arch")
+                if arch_name is None:
+                    raise self.fail(label, "arch", "is missing (needed for a CUDA build)")
+                arch = arch_sets.get(arch_name)
+                if arch is None:
+                    raise self.fail(label, "arch", f"{arch_name!r} is not defined in [arch_sets]")
+            elif "arch" in entry:
+                raise self.fail(label, "arch", f"does not apply to a {variant.kind} build")
+            platforms = self.texts(label, entry, "platforms", re.compile("^(" + "|".join(PLATFORMS) + ")$"),
+                                   "one of " + ", ".join(PLATFORMS)) or DEFAULT_PLATFORMS[variant.kind]
+            for platform in platforms:
+                if (variant.name, platform) in seen:
+                    raise self.fail(label, "platforms", f"{variant.name} on {platform} is listed twice")
+                seen.add((variant.name, platform))
+            out.append(Build(
+                release=version, variant=variant, arch=arch, platforms=platforms,
+                source=self.sources(label, entry),
+                experimental=self.flag(label, entry, "experimental", False),
+                confirmed=self.flag(label, entry, "confirmed", True),
+                note=entry.get("note", ""),
+            ))
+        return tuple(out)
+
+    def read_mac(self, raw: Any) -> MacIntel:
+        label = "[macos_intel]"
+        self.fields(label, raw, {"last_version", "python_min", "python_max", "source"}, {"note", "unconfirmed"})
+        return MacIntel(
+            last_version=self.text(label, raw, "last_version", _VERSION, "a version like 2.2.2"),
+            python_min=self.text(label, raw, "python_min", _PY, "a Python version like 3.8"),
+            python_max=self.text(label, raw, "python_max", _PY, "a Python version like 3.12"),
+            source=self.sources(label, raw), note=raw.get("note", ""),
+            unconfirmed=self.unconfirmed(label, raw, {"python_min", "python_max", "last_version"}),
+        )
+
+    def read_sizes(self, raw: Any) -> tuple[SizeFact, ...]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("", "sizes", "needs at least one [[sizes]] entry")
+        out = []
+        for position, entry in enumerate(raw):
+            label = f"sizes[{position}]"
+            self.fields(label, entry, {"build", "torch_version", "platform", "download_mb", "installed_mb", "source"},
+                        {"torch_download_mb", "libraries_download_mb", "torch_installed_mb",
+                         "libraries_installed_mb", "largest_libraries", "note"})
+            fact = SizeFact(
+                build=self.text(label, entry, "build"),
+                torch_version=self.text(label, entry, "torch_version"),
+                platform=self.text(label, entry, "platform"),
+                download_mb=self.number(label, entry, "download_mb"),
+                installed_mb=self.number(label, entry, "installed_mb"),
+                source=self.sources(label, entry),
+                torch_download_mb=self.number(label, entry, "torch_download_mb", False),
+                libraries_download_mb=self.number(label, entry, "libraries_download_mb", False),
+                torch_installed_mb=self.number(label, entry, "torch_installed_mb", False),
+                libraries_installed_mb=self.number(label, entry, "libraries_installed_mb", False),
+                largest_libraries=self.texts(label, entry, "largest_libraries"),
+                note=entry.get("note", ""),
+            )
+            for total, parts in (("download_mb", ("torch_download_mb", "libraries_download_mb")),
+                                 ("installed_mb", ("torch_installed_mb", "libraries_installed_mb"))):
+                values = [getattr(fact, p) for p in parts]
+                if all(v is not None for v in values) and abs(sum(values) - getattr(fact, total)) > 1.0:
+                    raise self.fail(label, total, f"is not the sum of {parts[0]} and {parts[1]}")
+            out.append(fact)
+        return tuple(out)
