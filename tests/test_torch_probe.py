@@ -484,3 +484,16 @@ def test_real_torch_static_facts_agree_with_the_live_ones():
     info, _, _ = probe_torch(timeout=60)
     assert facts.installed and facts.version == info.version and facts.build == info.build
     assert facts.cuda_version == info.cuda_version
+
+
+def test_message_does_not_call_a_gpu_usable_when_the_build_lacks_its_kernels():
+    from wizard.probe.model import TorchDevice, TorchInfo
+    from wizard.probe.torch_probe import torch_message
+
+    pascal = TorchInfo(status="ok", version="2.8.0+cu128", build="cuda", cuda_available=True,
+                       devices=(TorchDevice("NVIDIA GeForce GTX 1080 Ti", "6.1"),),
+                       arch_list=("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"))
+    assert "not built for this GPU" in torch_message(pascal, "en")
+    ampere = TorchInfo(status="ok", version="2.8.0+cu128", build="cuda", cuda_available=True,
+                       devices=(TorchDevice("NVIDIA GeForce RTX 3060", "8.6"),), arch_list=pascal.arch_list)
+    assert "can use the GPU" in torch_message(ampere, "en")

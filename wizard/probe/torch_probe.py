@@ -580,6 +580,15 @@ def _note_detail(info: TorchInfo, data: dict | None) -> str | None:
 # Words
 
 
+def _lacks_kernels(info: TorchInfo) -> bool:
+    """A device the build has neither SASS nor PTX for: "available", yet every kernel fails."""
+    from wizard.torch_matrix import arch_support
+
+    return bool(info.arch_list) and any(
+        d.capability and arch_support(info.arch_list, d.capability) is None for d in info.devices
+    )
+
+
 def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = None) -> str:
     """One plain sentence or two about the torch in this interpreter, for a beginner."""
     values = {
@@ -603,6 +612,8 @@ def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = Non
     if info.status == "timeout":
         return t("torch.probe.timeout", lang, **values)
     if info.cuda_available:
+        if info.build == "cuda" and _lacks_kernels(info):
+            return t("torch.probe.ok-cuda-no-kernels", lang, **values)
         return t("torch.probe.ok-rocm" if info.build == "rocm" else "torch.probe.ok-cuda", lang, **values)
     if info.mps_available:
         return t("torch.probe.ok-mps", lang, **values)
