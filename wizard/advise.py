@@ -115,7 +115,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         assumed.append("has_nvidia")
     if answers.budget_amount is None:
         assumed.append("budget_amount")
-    local = _local_gpu(machine, knowledge)
+    local = local_gpu(machine, knowledge)
     errors = [f for f in findings if f.severity == "error"]
     torch_command = getattr(torch_choice, "command", None) if torch_choice is not None else None
     region_cn = answers.budget_currency == "CNY" or lang == "zh"
@@ -230,7 +230,7 @@ def _answer_disagreements(answers: Answers, machine: Machine, draft: _Draft) -> 
 
 # -------------------------------------------------------------------- this computer's GPU ---
 
-def _local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
+def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
     """The GPU on this computer that deep learning could use, best first; None if none."""
     torch = machine.torch
     torch_ok = torch is not None and torch.status == "ok"

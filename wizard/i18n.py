@@ -28,13 +28,24 @@ def language_from_env(env: Mapping[str, str] | None = None) -> str:
 
 
 @cache
-def strings(lang: str) -> dict[str, str]:
-    folder = content_dir() / lang / "strings"
+def _area(lang: str, area: str) -> dict[str, str]:
+    """One strings file: the UI asks for a few areas at start-up, not for all of them."""
     table: dict[str, str] = {}
-    for path in sorted(folder.glob("*.toml")):
+    path = content_dir() / lang / "strings" / f"{area}.toml"
+    try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
-        _flatten(path.stem, data, table)
+    except FileNotFoundError:
+        return table
+    _flatten(area, data, table)
+    return table
+
+
+def strings(lang: str) -> dict[str, str]:
+    """Every string of a language (the parity test reads them all)."""
+    table: dict[str, str] = {}
+    for path in sorted((content_dir() / lang / "strings").glob("*.toml")):
+        table.update(_area(lang, path.stem))
     return table
 
 
@@ -49,9 +60,10 @@ def _flatten(prefix: str, data: dict, out: dict[str, str]) -> None:
 
 def t(key: str, lang: str = "en", **values: object) -> str:
     """The text for `key`; falls back to English, then to the key itself, never raises."""
-    text = strings(lang).get(key)
+    area = key.partition(".")[0]
+    text = _area(lang, area).get(key)
     if text is None:
-        text = strings("en").get(key, key)
+        text = _area("en", area).get(key, key)
     if values:
         try:
             return text.format(**values)
@@ -61,4 +73,4 @@ def t(key: str, lang: str = "en", **values: object) -> str:
 
 
 def has(key: str, lang: str = "en") -> bool:
-    return key in strings(lang)
+    return key in _area(lang, key.partition(".")[0])

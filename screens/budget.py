@@ -1,0 +1,128 @@
+"""Step 4: the budget, checked as it is typed. Live: free disk vs. the size of a CUDA torch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Button, Input, Static
+
+from wizard.answers import parse_budget
+from wizard.i18n import t
+
+from screens.panels import Check, budget_checks
+from screens.step import StepScreen, ui
+from screens.widgets import Choices
+
+
+class BudgetScreen(StepScreen):
+    STEP = "budget"
+    PAGES = ("budget", "torch-size")
+    AUTO_FOCUS = "#amount"
+
+    def __init__(self, lang: str) -> None:
+        super().__init__(lang)
+        session = self.wizard.session
+        # The currency buttons start at the last choice, else the one the language suggests.
+        self.currency = session.currency_choice or ("CNY" if lang == "zh" else "USD")
+        self.unsure = False
+
+    def checks(self) -> list[Check]:
+        return budget_checks(self.wizard.live, self.lang)
+
+    def compose_question(self) -> ComposeResult:
+        yield Static(self.text(t("guide.questions.budget_amount", self.lang)), id="question")
+        with Horizontal(id="budget-row"):
+            yield Input(self.wizard.session.budget_text, id="amount",
+                        placeholder=t("guide.budget.placeholder", self.lang), compact=True)
+            yield Choices(self._currency_options(), self.currency, id="currency",
+                          ascii_marks=self.wizard.ascii_marks)
+        yield Static(self.text(""), id="note")
+        yield Button(ui("budget.unsure", self.lang), id="unsure", compact=True)
+
+    def _currency_options(self) -> list[tuple[str, str]]:
+        knowledge = self.wizard.knowledge
+        return [(code, f"{code} {knowledge.currency(code).symbol}") for code in self.wizard.currencies()]
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._validate(self.query_one("#amount", Input).value, quiet_when_empty=True)
+
+    # -------------------------------------------------------------- validation ---
+
+    def _parse(self, text: str) -> tuple[int | float, str] | str:
+        return parse_budget(text, self.currency, self.wizard.knowledge)
+
+    def _validate(self, text: str, quiet_when_empty: bool = False) -> tuple[int | float, str] | None:
+        result = self._parse(text)
+        if isinstance(result, str):
+            if quiet_when_empty and not text.strip():
+                self.note("note", ui("budget.hint", self.lang))
+            else:
+                self.note("note", t(result, self.lang), "error")
+            return None
+        amount, currency = result
+        if currency != self.currency:
+            # "¥5000" or "800 usd" in the box wins over the currency buttons; show it.
+            self.currency = currency
+            self.query_one("#currency", Choices).set_current(currency)
+        self.note("note", self._understood(amount, currency), "ok")
+        return amount, currency
+
+    def _understood(self, amount: float, currency: str) -> str:
+        from wizard.advise import format_money
+
+        money = format_money(amount, currency, self.wizard.knowledge)
+        if amount == 0:
+            return ui("budget.zero", self.lang)
+        return ui("budget.ok", self.lang, money=money)
+
+    @on(Input.Changed, "#amount")
+    def _typed(self, event: Input.Changed) -> None:
+        self.unsure = False
+        self._validate(event.value)
+
+    @on(Input.Submitted, "#amount")
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.action_next()
+
+    def on_choices_picked(self, event: Choices.Picked) -> None:
+        # Picking a currency only changes how the amount is read; it does not move on.
+        event.stop()
+        self.currency = event.value
+        self._validate(self.query_one("#amount", Input).value, quiet_when_empty=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "unsure":
+            event.stop()
+            self.unsure = True
+            self.action_next()
+            return
+        super().on_button_pressed(event)
+
+    # ---------------------------------------------------------------- answers ---
+
+    def collect(self) -> dict[str, Any] | None:
+        text = self.query_one("#amount", Input).value
+        base: dict[str, Any] = {"budget_text": text, "currency_choice": self.currency}
+        if self.unsure:
+            return base | {"budget_amount": None, "budget_currency": self.currency}
+        parsed = self._validate(text)
+        if parsed is None:
+            self.query_one("#amount", Input).focus()
+            return None
+        amount, currency = parsed
+        return base | {"budget_amount": amount, "budget_currency": currency}
+
+    def keep(self) -> dict[str, Any]:
+        text = self.query_one("#amount", Input).value
+        changes: dict[str, Any] = {"budget_text": text, "currency_choice": self.currency}
+        parsed = self._parse(text)
+        if not isinstance(parsed, str):
+            changes |= {"budget_amount": parsed[0], "budget_currency": parsed[1]}
+        return changes
+
+    def confirmed(self, direction: int) -> tuple[str, ...]:
+        return ("budget",) if direction > 0 else ()

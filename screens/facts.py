@@ -1,0 +1,177 @@
+"""What the wizard knows about this machine so far, while the probes are still running.
+
+The probes finish one by one and in any order, so the screens never see a half-built
+`Machine`: they see a `Live` with one slot per probe, each pending, done or failed. A probe
+that raised gets a stand-in result that says "unknown — why", so the `Machine` can always be
+assembled once every probe has settled, and the advice never waits forever.
+
+A recorded machine (`--machine FILE`) is split into the same slots, so every panel reads the
+live and the recorded case through one code path. No Textual here: this is plain data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from wizard.probe.gather import HardwareResult, NvidiaResult
+    from wizard.probe.model import Benchmark, Gpu, Machine, ProbeNote, TorchInfo
+    from wizard.probe.system import SystemFacts
+
+# The probe modules (psutil, the torch probe, …) are imported only where they are used:
+# a recorded machine (`--machine`) needs few of them.
+
+PROBES = ("system", "hardware", "nvidia", "torch")
+TorchResult = tuple  # (TorchInfo, Benchmark | None, ProbeNote)
+
+
+@dataclass(frozen=True)
+class Probes:
+    """The probes the wizard starts at launch; tests and demos pass their own.
+
+    Each is called once, in its own thread, and may be slow; `torch` may be None to skip it.
+    """
+
+    system: Callable[[], "SystemFacts"]
+    nvidia: Callable[[], "NvidiaResult"]
+    hardware: Callable[[], "HardwareResult"]
+    torch: Callable[[], TorchResult] | None = None
+
+
+@dataclass(frozen=True)
+class Live:
+    system: "SystemFacts | None" = None
+    nvidia: "NvidiaResult | None" = None
+    hardware: "HardwareResult | None" = None
+    torch: TorchResult | None = None
+    failed: dict[str, str] = field(default_factory=dict)  # probe → why it failed
+    skipped: frozenset[str] = frozenset()                 # probes that will not run
+    recorded: "Machine | None" = None
+
+    # ------------------------------------------------------------------ progress ---
+
+    def state(self, name: str) -> str:
+        """"pending" | "done" | "failed" | "skipped" for one probe."""
+        if name in self.skipped:
+            return "skipped"
+        if name in self.failed:
+            return "failed"
+        return "done" if getattr(self, name) is not None else "pending"
+
+    def settled(self, name: str) -> bool:
+        return self.state(name) != "pending"
+
+    @property
+    def all_settled(self) -> bool:
+        return all(self.settled(name) for name in PROBES)
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        return tuple(name for name in PROBES if not self.settled(name))
+
+    def with_result(self, name: str, result: object) -> "Live":
+        return replace(self, **{name: result})
+
+    def with_failure(self, name: str, reason: str) -> "Live":
+        return replace(self, failed={**self.failed, name: reason})
+
+    # ---------------------------------------------------------------- partial facts ---
+
+    def gpus(self) -> "tuple[Gpu, ...]":
+        """Every GPU seen so far, NVML's view first (as the assembled machine will have it)."""
+        if self.recorded is not None:
+            return self.recorded.gpus
+        from wizard.probe.gather import merge_gpus
+
+        nvml = self.nvidia.gpus if self.nvidia else ()
+        other = self.hardware.gpus if self.hardware else ()
+        return merge_gpus(nvml, other)
+
+    def torch_info(self) -> "TorchInfo | None":
+        return self.torch[0] if self.torch else None
+
+    def benchmark(self) -> "Benchmark | None":
+        return self.torch[1] if self.torch else None
+
+    def machine(self, lang: str, need_torch: bool = True) -> "Machine | None":
+        """The whole snapshot once the probes have settled (stand-ins for failures).
+
+        With `need_torch=False` it is ready as soon as the quick probes are, so the NVIDIA
+        step can explain the driver while PyTorch is still loading.
+        """
+        from wizard.probe import explain
+        from wizard.probe.gather import assemble
+        from wizard.probe.model import ProbeNote
+
+        if self.recorded is not None:
+            return explain.localize(self.recorded, lang)
+        quick = ("system", "nvidia", "hardware")
+        if not all(self.settled(name) for name in quick):
+            return None
+        if need_torch and not self.settled("torch"):
+            return None
+        system = self.system or _unknown_system()
+        nvidia = self.nvidia or _failed_nvidia(self.failed.get("nvidia", "skipped"))
+        hardware = self.hardware or _failed_hardware(self.failed.get("hardware", "skipped"))
+        torch_info, bench, notes = None, None, ()
+        if self.torch is not None:
+            torch_info, bench, note = self.torch
+            notes = (note,)
+        elif "torch" in self.failed:
+            notes = (ProbeNote("torch", "error", None, self.failed["torch"][:300]),)
+        elif "torch" in self.skipped:
+            notes = (ProbeNote("torch", "skipped"),)
+        return assemble(system, nvidia, hardware, lang, torch_info, bench, notes)
+
+
+def from_machine(machine: "Machine") -> Live:
+    """A recorded machine, split into the slots the live probes fill."""
+    from wizard.probe.gather import HardwareResult, NvidiaResult
+    from wizard.probe.model import ProbeNote
+    from wizard.probe.system import SystemFacts
+
+    notes = {note.name: note for note in machine.probes}
+    system = SystemFacts(
+        os=machine.os, os_version=machine.os_version, arch=machine.arch,
+        python_version=machine.python_version, cpu_model=machine.cpu_model,
+        cpu_cores=machine.cpu_cores, cpu_threads=machine.cpu_threads, ram_gb=machine.ram_gb,
+        disk_free_gb=machine.disk_free_gb, hostname=machine.hostname,
+    )
+    nvml_gpus = tuple(g for g in machine.gpus if g.source == "nvml")
+    nvidia = NvidiaResult(machine.nvidia, nvml_gpus, notes.get("nvml", ProbeNote("nvml", "ok")))
+    hardware = HardwareResult(
+        tuple(g for g in machine.gpus if g.source != "nvml"), machine.chassis,
+        machine.chassis_evidence, tuple(n for k, n in notes.items() if k not in ("nvml", "torch")),
+    )
+    torch = None
+    skipped: frozenset[str] = frozenset()
+    if machine.torch is not None:
+        torch = (machine.torch, machine.benchmark, notes.get("torch", ProbeNote("torch", "ok")))
+    else:
+        skipped = frozenset({"torch"})
+    return Live(system=system, nvidia=nvidia, hardware=hardware, torch=torch, skipped=skipped,
+                recorded=machine)
+
+
+def _unknown_system() -> "SystemFacts":
+    from wizard.probe.system import SystemFacts, os_name
+
+    return SystemFacts(os=os_name(), os_version="unknown", arch="unknown", python_version="unknown",
+                       cpu_model="unknown", cpu_cores=None, cpu_threads=None, ram_gb=None,
+                       disk_free_gb=None, hostname=None)
+
+
+def _failed_nvidia(reason: str) -> "NvidiaResult":
+    from wizard.probe.gather import NvidiaResult
+    from wizard.probe.model import NvidiaInfo, ProbeNote
+
+    info = NvidiaInfo(status="error", reason="nvml-error")
+    return NvidiaResult(info, (), ProbeNote("nvml", "error", None, reason[:300]), reason[:300])
+
+
+def _failed_hardware(reason: str) -> "HardwareResult":
+    from wizard.probe.gather import HardwareResult
+    from wizard.probe.model import ProbeNote
+
+    return HardwareResult((), "unknown", (), (ProbeNote("hardware", "error", None, reason[:300]),))

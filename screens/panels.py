@@ -1,0 +1,344 @@
+"""The live-check lines each step shows: plain data from `Live`, no Textual.
+
+Every line is a `Check(kind, text)`: kind is "ok", "info", "warning", "error" or "pending",
+drawn as ✓ • ⚠ ✗ or a spinner. A probe that failed says "unknown — why"; one that has not
+answered yet says what it is doing. Kept apart from the widgets so each rule is a one-line test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wizard.i18n import t
+
+from screens.facts import Live
+
+if TYPE_CHECKING:
+    from wizard.probe.model import Gpu, Machine, TorchInfo
+
+LOW_RAM_GB = 8
+LOW_DISK_GB = 10.0
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str   # "ok" | "info" | "warning" | "error" | "pending"
+    text: str
+
+
+def _u(key: str, lang: str, **values: Any) -> str:
+    return t(f"ui.{key}", lang, **values)
+
+
+def num(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:g}" if value < 100 else f"{value:,.0f}"
+
+
+def _probe_problem(live: Live, name: str, lang: str) -> Check | None:
+    """The line for a probe that has no result: still running, failed, or not run."""
+    state = live.state(name)
+    label = _u(f"probe.{name}", lang)
+    if state == "pending":
+        return Check("pending", _u("probe.pending", lang, name=label))
+    if state == "failed":
+        return Check("warning", _u("probe.failed", lang, name=label, reason=live.failed[name]))
+    if state == "skipped":
+        return Check("info", _u("probe.skipped", lang, name=label))
+    return None
+
+
+# ------------------------------------------------------------------------- pieces ---
+
+def system_check(live: Live, lang: str) -> Check:
+    problem = _probe_problem(live, "system", lang)
+    if problem:
+        return problem
+    s = live.system
+    assert s is not None
+    text = _u("check.system", lang, cpu=s.cpu_model or "?", cores=num(s.cpu_cores),
+              threads=num(s.cpu_threads), ram=num(s.ram_gb))
+    return Check("info", text)
+
+
+def ram_check(live: Live, lang: str) -> Check | None:
+    s = live.system
+    if s is None or s.ram_gb is None or s.ram_gb >= LOW_RAM_GB:
+        return None
+    return Check("warning", _u("check.ram_low", lang, ram=num(s.ram_gb)))
+
+
+def gpu_text(gpu: "Gpu", lang: str) -> str:
+    parts = [gpu.name]
+    if gpu.vram_gb is not None:
+        key = "check.gpu_shared" if gpu.unified_memory else "check.gpu_vram"
+        parts.append(_u(key, lang, vram=num(gpu.vram_gb)))
+    if gpu.compute_capability:
+        parts.append(_u("check.gpu_cc", lang, cc=gpu.compute_capability))
+    if gpu.kernel_driver == "nouveau":
+        parts.append(_u("check.gpu_nouveau", lang))
+    elif gpu.vendor == "nvidia" and gpu.source == "pci" and not gpu.kernel_driver:
+        parts.append(_u("check.gpu_no_driver", lang))
+    return _u("check.sep", lang).join(parts)
+
+
+def gpu_checks(live: Live, lang: str) -> list[Check]:
+    if not (live.settled("hardware") and live.settled("nvidia")):
+        pending = _probe_problem(live, "hardware", lang) or _probe_problem(live, "nvidia", lang)
+        return [pending] if pending else []
+    gpus = live.gpus()
+    if not gpus:
+        problem = _probe_problem(live, "hardware", lang)
+        return [problem or Check("info", _u("check.gpus_none", lang))]
+    out = []
+    for gpu in gpus:
+        usable = gpu.vendor == "nvidia" and gpu.source == "nvml"
+        kind = "ok" if usable or gpu.vendor == "apple" else "info"
+        if gpu.vendor == "nvidia" and not usable:
+            kind = "warning"
+        out.append(Check(kind, gpu_text(gpu, lang)))
+    return out
+
+
+def nvidia_check(live: Live, lang: str) -> Check:
+    problem = _probe_problem(live, "nvidia", lang)
+    if problem:
+        return problem
+    machine = live.machine(lang, need_torch=False)
+    info = machine.nvidia if machine else live.nvidia.info  # type: ignore[union-attr]
+    label = _u("probe.nvidia", lang)
+    if not machine or not info.message:
+        return Check("pending", _u("probe.pending", lang, name=label))
+    if info.status == "ok":
+        kind = "ok"
+    elif info.status in ("no-library", "no-device") and not (machine and machine.nvidia_gpus()):
+        kind = "info"   # no NVIDIA card: nothing is broken
+    elif info.status in ("timeout", "error"):
+        kind = "warning"
+    else:
+        kind = "error"
+    return Check(kind, info.message)
+
+
+def torch_check(live: Live, lang: str) -> Check:
+    problem = _probe_problem(live, "torch", lang)
+    if problem:
+        if problem.kind == "pending":
+            return Check("pending", _u("check.torch_pending", lang))
+        return problem
+    info = live.torch_info()
+    assert info is not None
+    return Check(torch_kind(info, live), torch_text(info, lang))
+
+
+def torch_text(info: "TorchInfo", lang: str) -> str:
+    try:
+        from wizard.probe.torch_probe import torch_message
+    except ImportError:  # a build without the torch probe
+        return info.message or info.status
+    return torch_message(info, lang)
+
+
+def torch_kind(info: "TorchInfo", live: Live) -> str:
+    if info.status in ("import-error", "crashed"):
+        return "error"
+    if info.status in ("not-installed", "timeout"):
+        return "warning"
+    if info.cuda_available or info.mps_available or info.xpu_available:
+        return "ok"
+    has_gpu = any(g.vendor in ("nvidia", "apple") for g in live.gpus())
+    return "warning" if has_gpu else "info"
+
+
+def reference_gpu(knowledge: Any) -> Any:
+    """The cheapest NVIDIA desktop card of the newest generation in the catalog, with its
+    rated fp32 speed: what "a GPU" means when this computer has none to measure."""
+    cards = [g for g in knowledge.gpus
+             if g.vendor == "nvidia" and g.segment == "desktop" and g.fp32_tflops
+             and g.launch_price_usd and g.compute_capability
+             and float(g.compute_capability) >= 7.5]
+    if not cards:
+        return None
+    newest = max(g.launch_year for g in cards)
+    return min((g for g in cards if g.launch_year == newest), key=lambda g: g.launch_price_usd)
+
+
+def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check]:
+    problem = _probe_problem(live, "torch", lang)
+    if problem:
+        if problem.kind == "pending":
+            return [Check("pending", _u("check.bench_pending", lang))]
+        return [Check("info", _u("check.bench_not_run", lang))]
+    bench = live.benchmark()
+    info = live.torch_info()
+    if bench is None:
+        if info is not None and info.status != "ok":
+            return [Check("info", _u("check.bench_no_torch", lang))]
+        return [Check("info", _u("check.bench_not_run", lang))]
+    out = [Check("info", _u("check.bench_cpu", lang, gflops=num(bench.cpu_gflops),
+                            size=bench.matrix_size))]
+    if bench.gpu_tflops:
+        ratio = bench.gpu_tflops * 1000 / bench.cpu_gflops if bench.cpu_gflops else None
+        out.append(Check("ok", _u("check.bench_gpu", lang, gpu=bench.gpu_name or "GPU",
+                                  tflops=num(bench.gpu_tflops),
+                                  ratio=f"{ratio:,.0f}" if ratio else "?")))
+    elif bench.gpu_error:
+        out.append(Check("warning", _u("check.bench_gpu_failed", lang, error=bench.gpu_error)))
+    else:
+        out.append(Check("info", _u("check.bench_no_gpu", lang)))
+    if not bench.gpu_tflops and knowledge is not None and bench.cpu_gflops:
+        card = reference_gpu(knowledge)
+        if card is not None:
+            ratio = card.fp32_tflops * 1000 / bench.cpu_gflops
+            out.append(Check("info", _u("check.bench_reference", lang, gpu=card.name,
+                                        tflops=num(card.fp32_tflops), ratio=f"{ratio:,.0f}")))
+    return out
+
+
+# -------------------------------------------------------------------------- steps ---
+
+def welcome_checks(live: Live, lang: str) -> list[Check]:
+    out = [system_check(live, lang)]
+    out += gpu_checks(live, lang)
+    out.append(nvidia_check(live, lang))
+    out.append(torch_check(live, lang))
+    return out
+
+
+def need_gpu_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check]:
+    out = [system_check(live, lang)]
+    low = ram_check(live, lang)
+    if low:
+        out.append(low)
+    return out + benchmark_checks(live, lang, knowledge)
+
+
+def nvidia_checks(live: Live, lang: str) -> list[Check]:
+    out = gpu_checks(live, lang)
+    out.append(nvidia_check(live, lang))
+    out.append(torch_check(live, lang))
+    machine = live.machine(lang)
+    if machine is not None:
+        from wizard.diagnose import diagnose
+
+        for finding in diagnose(machine, lang):
+            if finding.severity in ("warning", "error"):
+                fix = f" → {finding.fix}" if finding.fix else ""
+                out.append(Check(finding.severity, f"{finding.title}{fix}"))
+    return out
+
+
+def detected_nvidia(live: Live) -> str | None:
+    """The answer detection suggests for "do you have NVIDIA": yes/no, or None (can't tell)."""
+    if not (live.settled("hardware") and live.settled("nvidia")):
+        return None
+    if any(g.vendor == "nvidia" for g in live.gpus()):
+        return "yes"
+    if live.state("hardware") == "done" and live.state("nvidia") == "done":
+        return "no"
+    return None
+
+
+def nvidia_detection_note(live: Live, lang: str) -> Check:
+    answer = detected_nvidia(live)
+    if answer == "yes":
+        gpu = next(g for g in live.gpus() if g.vendor == "nvidia")
+        return Check("ok", _u("detect.nvidia_yes", lang, gpu=gpu.name))
+    if answer == "no":
+        return Check("info", _u("detect.nvidia_no", lang))
+    if not (live.settled("hardware") and live.settled("nvidia")):
+        return Check("pending", _u("detect.nvidia_pending", lang))
+    return Check("warning", _u("detect.nvidia_unknown", lang))
+
+
+CHASSIS_ANSWERS = {"desktop": "desktop", "laptop": "laptop", "server": "server"}
+
+
+def chassis(live: Live) -> str | None:
+    if live.recorded is not None:
+        return live.recorded.chassis
+    return live.hardware.chassis if live.hardware else None
+
+
+def detected_form_factor(live: Live) -> str | None:
+    kind = chassis(live)
+    return CHASSIS_ANSWERS.get(kind or "")
+
+
+def form_factor_checks(live: Live, lang: str) -> list[Check]:
+    problem = _probe_problem(live, "hardware", lang)
+    if problem:
+        return [problem]
+    kind = chassis(live) or "unknown"
+    evidence = live.recorded.chassis_evidence if live.recorded else live.hardware.evidence  # type: ignore[union-attr]
+    kind_text = _u(f"chassis.{kind}", lang)
+    why = _u("detect.because", lang, evidence=evidence[0]) if evidence else ""
+    answer = detected_form_factor(live)
+    if answer:
+        option = t(f"guide.options.form_factor.{answer}", lang)
+        return [Check("ok", _u("detect.chassis", lang, kind=kind_text, why=why, answer=option))]
+    if kind == "unknown":
+        return [Check("warning", _u("detect.chassis_unknown", lang))]
+    return [Check("info", _u("detect.chassis_virtual", lang, kind=kind_text, why=why))]
+
+
+def budget_checks(live: Live, lang: str) -> list[Check]:
+    out: list[Check] = []
+    problem = _probe_problem(live, "system", lang)
+    if problem:
+        out.append(problem)
+    elif live.system and live.system.disk_free_gb is not None:
+        free = live.system.disk_free_gb
+        kind = "warning" if free < LOW_DISK_GB else "ok"
+        key = "check.disk_low" if free < LOW_DISK_GB else "check.disk"
+        out.append(Check(kind, _u(key, lang, free=num(free))))
+    info = live.torch_info()
+    if info is not None and info.status == "ok" and info.install_size_mb:
+        libs = ""
+        if info.libraries_size_mb:
+            libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb))
+        out.append(Check("info", _u("check.torch_size", lang, version=info.version or "?",
+                                    build=info.build or "?", size=num(info.install_size_mb),
+                                    libs=libs)))
+    elif live.state("torch") == "pending":
+        out.append(Check("pending", _u("check.torch_pending", lang)))
+    out.append(Check("info", _u("check.cuda_size", lang)))
+    return out
+
+
+def local_gpu_memory(machine: "Machine", knowledge: Any) -> tuple[str, float | None] | None:
+    """(name, usable GPU memory) of the GPU the advice would use; None when there is none."""
+    from wizard.advise import local_gpu  # the advice's own rule, so both always agree
+
+    local = local_gpu(machine, knowledge)
+    return (local.name, local.vram_gb) if local is not None else None
+
+
+def goal_checks(live: Live, lang: str, goal: Any, knowledge: Any) -> list[Check]:
+    out = [Check("info", _u("check.goal_need", lang, goal=goal.label(lang), min=num(goal.min_vram_gb),
+                            comfortable=num(goal.comfortable_vram_gb),
+                            ram=num(goal.min_ram_gb)))]
+    machine = live.machine(lang, need_torch=False)
+    if machine is None:
+        return out + [Check("pending", _u("check.goal_pending", lang))]
+    local = local_gpu_memory(machine, knowledge)
+    if local is None:
+        out.append(Check("warning", _u("check.vram_none", lang)))
+    else:
+        name, vram = local
+        if vram is None:
+            out.append(Check("info", _u("check.vram_unknown", lang, gpu=name)))
+        elif vram >= goal.comfortable_vram_gb:
+            out.append(Check("ok", _u("check.vram_comfortable", lang, gpu=name, vram=num(vram))))
+        elif vram >= goal.min_vram_gb:
+            out.append(Check("warning", _u("check.vram_enough", lang, gpu=name, vram=num(vram))))
+        else:
+            out.append(Check("error", _u("check.vram_short", lang, gpu=name, vram=num(vram),
+                                         min=num(goal.min_vram_gb))))
+    ram = machine.ram_gb
+    if ram is not None:
+        key, kind = ("check.ram_ok", "ok") if ram >= goal.min_ram_gb else ("check.ram_short", "warning")
+        out.append(Check(kind, _u(key, lang, ram=num(ram), need=num(goal.min_ram_gb))))
+    return out

@@ -1,0 +1,187 @@
+"""The recommendation: verdict and headline first, then picks, chart, clouds and the torch command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from wizard.i18n import t
+
+from screens import chart
+from screens.panels import Check, benchmark_checks, num
+from screens.step import BASE_KEYS, StepScreen, ui
+from screens.widgets import Bullets, CheckPanel, Guide, asciify
+
+
+def price_text(pick: Any, knowledge: Any, lang: str) -> str:
+    """"about ¥3,399 (street price, 2025-05)": what kind of number it is, and its date."""
+    if pick.price is None:
+        return t("ui.result.no_price", lang)
+    try:
+        symbol = knowledge.currency(pick.currency).symbol
+    except KeyError:
+        symbol = f"{pick.currency} "
+    values = {"symbol": symbol, "amount": f"{pick.price:,.0f}", "date": pick.price_date or "?"}
+    kind = (pick.price_kind or "").replace("-", "_")
+    text = t(f"guide.prices.{kind}", lang, **values) if kind else t("guide.prices.approximate", lang, **values)
+    if pick.price_approximate and kind != "street":
+        text = t("ui.result.about", lang, price=text)
+    return text
+
+
+class ResultScreen(StepScreen):
+    STEP = "result"
+    PAGES = ()
+    NEXT_LABEL = "ui.result.to_save"
+    KEYS = (BASE_KEYS[0], ("ctrl+n", "next", "keys.to_save", True),
+            ("c", "copy_command", "keys.copy", True)) + BASE_KEYS[2:]
+    # The page scrolls from the verdict down; focusing a button would scroll past it.
+    AUTO_FOCUS = "#body"
+
+    def __init__(self, lang: str) -> None:
+        super().__init__(lang)
+        self.filled = False
+
+    def compose_question(self) -> ComposeResult:
+        yield Vertical(id="result")
+
+    def checks(self) -> list[Check]:
+        live = self.wizard.live
+        if live.machine(self.lang) is not None:
+            return []
+        names = ", ".join(ui(f"probe.{name}", self.lang) for name in live.pending)
+        return [Check("pending", ui("result.waiting", self.lang, names=names))]
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.fill()
+
+    def live_changed(self) -> None:
+        super().live_changed()
+        self.fill()
+
+    def fill_done(self) -> None:
+        # Once the recommendation is shown, the "waiting for checks" box has nothing to say.
+        self.query_one("#checks").display = False
+
+    # ------------------------------------------------------------------ content ---
+
+    def fill(self) -> None:
+        if self.filled:
+            return
+        outcome = self.wizard.outcome()
+        if outcome is None:
+            return
+        self.filled = True
+        rec, machine = outcome.recommendation, outcome.machine
+        lang, knowledge = self.lang, self.wizard.knowledge
+        box = self.query_one("#result", Vertical)
+        widgets: list[Any] = [
+            Static(self.text(t(f"guide.verdicts.{rec.verdict}", lang)), id="verdict"),
+            Static(self.text(rec.headline), id="headline"),
+        ]
+        if rec.reasons:
+            widgets.append(Static(self.text(ui("result.why", lang)), classes="section"))
+            widgets.append(Bullets([("•", r) for r in rec.reasons], id="reasons",
+                                   ascii_text=self.wizard.ascii_marks))
+        widgets += self._picks(rec, knowledge)
+        widgets += self._chart(rec, machine, knowledge)
+        widgets += self._platforms(rec)
+        widgets += self._torch(rec)
+        widgets += self._benchmark()
+        widgets.append(Guide(self.guide("result", "cloud"), id="guide-md",
+                             ascii_text=self.wizard.ascii_marks))
+        box.mount_all(widgets)
+        self.fill_done()
+        table = self.query("#picks")
+        if table:
+            self._fill_table(table.first(DataTable), rec, knowledge)
+
+    def _picks(self, rec: Any, knowledge: Any) -> list[Any]:
+        lang = self.lang
+        out: list[Any] = [Static(self.text(t("guide.result.gpu_picks", lang)), classes="section")]
+        if not rec.gpus:
+            cheapest = rec.cheapest_adequate
+            if cheapest is not None:
+                out.append(Static(self.text(ui("result.cheapest", lang, gpu=cheapest.name,
+                                             price=price_text(cheapest, knowledge, lang))),
+                                  classes="muted"))
+            else:
+                out.append(Static(self.text(ui("result.no_picks", lang)), classes="muted"))
+            return out
+        out.append(DataTable(id="picks", cursor_type="row", zebra_stripes=False,
+                             show_cursor=False))
+        out.append(Bullets([("•", f"{p.name}: {p.why}") for p in rec.gpus], id="pick-why",
+                           ascii_text=self.wizard.ascii_marks))
+        return out
+
+    def _fill_table(self, table: DataTable, rec: Any, knowledge: Any) -> None:
+        lang = self.lang
+        table.add_columns(ui("result.col_gpu", lang), ui("result.col_vram", lang),
+                          ui("result.col_price", lang))
+        plain = asciify if self.wizard.ascii_marks else str
+        for pick in rec.gpus:
+            # Rich Text cells: measured for the column widths, and never read as markup.
+            table.add_row(Text(plain(pick.name)), Text(f"{num(pick.vram_gb)} GB"),
+                          Text(plain(price_text(pick, knowledge, lang))))
+
+    def _chart(self, rec: Any, machine: Any, knowledge: Any) -> list[Any]:
+        currency = self.wizard.session.answers.budget_currency
+        prices, value = chart.comparison(rec, machine, knowledge, currency, self.lang)
+        if not prices:
+            return []
+        fill = "#" if self.wizard.ascii_marks else "█"
+        width = max(30, min(self.app.size.width, 100) - 6)
+        lines = [ui("result.chart_price", self.lang), *chart.render(prices, width, fill), "",
+                 ui("result.chart_value", self.lang), *chart.render(value, width, fill)]
+        return [Static(self.text(ui("result.chart", self.lang)), classes="section"),
+                Static(self.line("\n".join(lines)), id="chart")]
+
+    def _platforms(self, rec: Any) -> list[Any]:
+        if not rec.platforms:
+            return []
+        items = [("•", f"{p.name} — {p.url}\n{p.why}") for p in rec.platforms]
+        return [Static(self.text(t("guide.result.platforms", self.lang)), classes="section"),
+                Bullets(items, id="platforms", ascii_text=self.wizard.ascii_marks)]
+
+    def _torch(self, rec: Any) -> list[Any]:
+        lang = self.lang
+        out: list[Any] = [Static(self.text(t("guide.result.torch_command", lang)), classes="section")]
+        if rec.torch_command:
+            # A plain Static: Textual lets the mouse select its text (and Ctrl+C copy it),
+            # and the whole command is one piece of text to copy, not a document to edit.
+            out.append(Static(Text(rec.torch_command), id="torch-command"))
+            out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
+        else:
+            out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
+        return out
+
+    def _benchmark(self) -> list[Any]:
+        if self.wizard.live.benchmark() is None:
+            return []
+        marks = CheckPanel(benchmark_checks(self.wizard.live, self.lang, self.wizard.knowledge),
+                           id="bench",
+                           ascii_marks=self.wizard.ascii_marks)
+        return [Static(self.text(ui("result.measured", self.lang)), classes="section"), marks]
+
+    # ------------------------------------------------------------------ actions ---
+
+    def action_copy_command(self) -> None:
+        outcome = self.wizard.outcome()
+        command = outcome.recommendation.torch_command if outcome else None
+        if not command:
+            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning")
+            return
+        self.app.copy_to_clipboard(command)
+        self.notify(ui("result.copied", self.lang))
+
+    def collect(self) -> dict[str, Any] | None:
+        # Saving needs the recommendation: wait for the checks rather than save a guess.
+        if self.wizard.outcome() is None:
+            self.notify(ui("result.not_ready", self.lang), severity="warning")
+            return None
+        return {}

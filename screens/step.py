@@ -1,0 +1,259 @@
+"""The layout every step shares: guide text, live checks, the question, Back/Next.
+
+A step never changes the session itself: it posts `Navigate` with the answers it collected,
+and the App (which owns the session) moves on. Bindings carry translated descriptions, so a
+screen is built for one language; switching language rebuilds the screen.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from wizard.content import content_dir
+from wizard.i18n import t
+
+from screens.markdown_lite import Wrapped
+from screens.panels import Check
+from screens.widgets import CheckPanel, Guide, asciify
+
+if TYPE_CHECKING:
+    from wizard.app import WizardApp
+
+# The steps in the fixed order of the flow; the five questions are numbered 1-5.
+STEPS = ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save")
+QUESTIONS = STEPS[1:6]
+
+
+def ui(key: str, lang: str, **values: Any) -> str:
+    return t(f"ui.{key}", lang, **values)
+
+
+@cache
+def guide_page(lang: str, *pages: str) -> str:
+    """Guide Markdown for a step; a missing page is skipped (English when zh lacks it)."""
+    texts = []
+    for index, page in enumerate(pages):
+        for folder in (lang, "en"):
+            path = Path(content_dir()) / folder / f"{page}.md"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if index == 0:
+                # The title bar already names the step; the H1 would repeat it.
+                text = re.sub(r"\A\s*# [^\n]*\n+", "", text)
+            texts.append(text)
+            break
+    return "\n\n".join(texts)
+
+
+# Bindings as (keys, action, description key, show). The description is translated when the
+# screen class is localized; see `localized`.
+BASE_KEYS: tuple[tuple[str, str, str, bool], ...] = (
+    ("escape", "back", "keys.back", True),
+    ("ctrl+n", "next", "keys.next", True),
+    ("f1", "help", "keys.help", True),
+    ("f2", "switch_language", "keys.language", True),
+    ("ctrl+q", "app.quit", "keys.quit", True),
+)
+
+
+# On a narrow terminal the footer cannot show every key; these stay (F1 lists all of them).
+NARROW_KEYS = ("back", "next", "help")
+
+
+@cache
+def localized(cls: type["StepScreen"], lang: str, ascii_only: bool = False,
+              narrow: bool = False) -> type["StepScreen"]:
+    """`cls` with its footer bindings described in `lang` (in ASCII for a LANG=C terminal).
+
+    Textual reads binding descriptions from the class, so each language gets a subclass with
+    the same name (CSS and tests see the same type), built once and cached. On a narrow
+    terminal only the main keys are shown; the others still work.
+    """
+    def describe(desc: str) -> str:
+        if ascii_only:
+            # The language key names the other language in its own script ("中文"), which a
+            # LANG=C terminal cannot show.
+            return asciify(ui(f"{desc}_ascii" if desc == "keys.language" else desc, lang))
+        return ui(desc, lang)
+
+    bindings = [Binding(keys, action, describe(desc),
+                        show=show and (not narrow or action in NARROW_KEYS))
+                for keys, action, desc, show in cls.KEYS]
+    return type(cls.__name__, (cls,), {"BINDINGS": bindings, "__module__": cls.__module__,
+                                       "__qualname__": cls.__qualname__})
+
+
+class StepScreen(Screen):
+    STEP: ClassVar[str] = ""
+    PAGES: ClassVar[tuple[str, ...]] = ()
+    KEYS: ClassVar[tuple[tuple[str, str, str, bool], ...]] = BASE_KEYS
+    NEXT_LABEL: ClassVar[str] = "guide.buttons.next"
+    PANEL_TITLE: ClassVar[str] = "panel.title"
+
+    class Navigate(Message):
+        """Go `direction` steps (+1 next, -1 back), keeping `changes` to the answers."""
+
+        def __init__(self, direction: int, changes: dict[str, Any] | None = None,
+                     confirmed: tuple[str, ...] = ()) -> None:
+            super().__init__()
+            self.direction = direction
+            self.changes = dict(changes or {})
+            self.confirmed = confirmed  # answers the user has now given (no more pre-filling)
+
+    def __init__(self, lang: str) -> None:
+        super().__init__()
+        self.lang = lang
+
+    @property
+    def wizard(self) -> "WizardApp":
+        return self.app  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ layout ---
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.line(self.title_text()), id="step-title")
+        with VerticalScroll(id="body", can_focus=not self.PAGES):
+            if self.PAGES:
+                with VerticalScroll(id="guide", can_focus=True):
+                    yield Guide(self.guide(*self.PAGES), ascii_text=self.wizard.ascii_marks)
+            with Vertical(id="ask"):
+                # The question first, so it is in view at once; the checks follow it.
+                yield from self.compose_question()
+                yield CheckPanel(self.checks(), id="checks", ascii_marks=self.wizard.ascii_marks)
+        with Horizontal(id="nav"):
+            if self.STEP != STEPS[0]:
+                yield Button(t("guide.buttons.back", self.lang), id="back", compact=True)
+            yield Button(t(self.NEXT_LABEL, self.lang), id="next", variant="primary", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        panel = self.query_one("#checks", CheckPanel)
+        panel.border_title = ui(self.PANEL_TITLE, self.lang)
+        if self.wizard.ascii_marks:
+            self.add_class("-ascii")
+        if not self.PAGES:
+            self.add_class("-no-guide")
+        self.call_after_refresh(self._show_question)
+        self.call_after_refresh(self.wizard.screen_shown)
+        self._fit_footer()
+
+    def on_resize(self) -> None:
+        self._fit_footer()
+
+    def _fit_footer(self) -> None:
+        # Narrow terminals: a compact footer keeps every key visible.
+        self.query_one(Footer).compact = self.size.width < 70
+
+    def _show_question(self) -> None:
+        """Start every step with its question in view.
+
+        Focusing the answer scrolls it into view, which can push the question out of the top;
+        on a short terminal the whole page scrolls, and it starts at the question (the guide
+        is above it, one scroll away).
+        """
+        ask = self.query_one("#ask")
+        if self.has_class("-short") and self.STEP in QUESTIONS:
+            self.query_one("#body").scroll_to_widget(ask, animate=False, top=True)
+        else:
+            ask.scroll_home(animate=False)
+
+    def guide(self, *pages: str) -> str:
+        text = guide_page(self.lang, *pages)
+        return asciify(text) if self.wizard.ascii_marks else text
+
+    def title_text(self) -> str:
+        app_name = t("guide.app_title", self.lang)
+        title = self.step_title()
+        if self.STEP in QUESTIONS:
+            counter = t("guide.steps.step_counter", self.lang, number=QUESTIONS.index(self.STEP) + 1,
+                        total=len(QUESTIONS))
+            return f"{app_name} · {counter} · {title}"
+        return f"{app_name} · {title}"
+
+    def step_title(self) -> str:
+        return t(f"guide.steps.{self.STEP}", self.lang)
+
+    def compose_question(self) -> ComposeResult:
+        yield from ()
+
+    # ------------------------------------------------------------------ live checks ---
+
+    def checks(self) -> list[Check]:
+        return []
+
+    def live_changed(self) -> None:
+        """The App calls this when a probe has answered; refresh what depends on it."""
+        self.query_one("#checks", CheckPanel).show(self.checks())
+
+    # ------------------------------------------------------------------ answers ---
+
+    def collect(self) -> dict[str, Any] | None:
+        """The answers this step adds; None when the input is not valid yet (stay here)."""
+        return {}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back" and self.STEP == STEPS[0]:
+            return False  # nothing before the first step: no "Back" in the footer
+        return True
+
+    def confirmed(self, direction: int) -> tuple[str, ...]:
+        """Answers that count as given when leaving in `direction`."""
+        return ()
+
+    def action_next(self) -> None:
+        changes = self.collect()
+        if changes is not None:
+            self.post_message(self.Navigate(+1, changes, self.confirmed(+1)))
+
+    def keep(self) -> dict[str, Any]:
+        """What to keep when leaving without Next (Back, language switch): nothing is lost."""
+        return self.collect() or {}
+
+    def action_back(self) -> None:
+        self.post_message(self.Navigate(-1, self.keep(), self.confirmed(-1)))
+
+    def action_help(self) -> None:
+        from screens.dialogs import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.lang, self.STEP))
+
+    def action_switch_language(self) -> None:
+        self.wizard.switch_language(self.keep())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "next":
+            event.stop()
+            self.action_next()
+        elif event.button.id == "back":
+            event.stop()
+            self.action_back()
+
+    def text(self, text: str) -> Wrapped:
+        """Text for a widget: never markup (content may hold "[...]"), wrapped the way Chinese
+        wraps (between characters; Textual wraps only at spaces), ASCII under LANG=C."""
+        return Wrapped(Text(asciify(text) if self.wizard.ascii_marks else text))
+
+    def line(self, text: str) -> Content:
+        """A one-line text (cut with … when too long), never markup."""
+        return Content(asciify(text) if self.wizard.ascii_marks else text)
+
+    def note(self, widget_id: str, text: str, kind: str = "info") -> None:
+        """Show a short message under the question (validation, detection)."""
+        widget = self.query_one(f"#{widget_id}", Static)
+        widget.update(self.text(text))
+        widget.set_class(kind == "error", "-error")
+        widget.set_class(kind == "ok", "-ok")

@@ -1,0 +1,229 @@
+"""Small widgets the steps share: the live-check panel and the answer list."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.color import Color, ColorParseError
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from screens.markdown_lite import Wrapped
+from screens.panels import Check
+
+MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗"}
+ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]"}
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASCII_SPINNER = "|/-\\"
+# What LANG=C terminals cannot show, in the wizard's own texts, and a plain stand-in.
+_ASCII = str.maketrans({"—": "-", "–": "-", "·": "-", "…": "...", "→": "->", "←": "<-",
+                        "↑": "Up", "↓": "Down", "×": "x", "“": '"', "”": '"', "‘": "'",
+                        "’": "'", "•": "*", "≥": ">=", "≤": "<=", "≈": "~", "█": "#",
+                        "\u00a0": " "})
+
+
+def asciify(text: str) -> str:
+    return text.translate(_ASCII)
+
+
+STYLES = {"ok": "$text-success", "warning": "$text-warning", "error": "$text-error",
+          "info": "$text-muted", "pending": "$text-accent"}
+
+
+class Guide(Static):
+    """A guide page from content/ (Markdown), drawn by screens.markdown_lite in one widget.
+
+    Not Textual's Markdown widget: it builds one child widget per paragraph and list item,
+    which made every step ~100 ms slower to appear; see markdown_lite for why not Rich's.
+    """
+
+    DEFAULT_CSS = """
+    Guide { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, markdown: str, *, ascii_text: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self.markdown = markdown
+        self.ascii_text = ascii_text
+
+    def on_mount(self) -> None:
+        from screens import markdown_lite
+
+        accent = _theme_color(self, "text-accent")
+        styles = markdown_lite.Styles(ascii_only=self.ascii_text)
+        if accent is not None:
+            styles.code = Style(color=accent, bold=True)
+        self.update(markdown_lite.render(self.markdown, styles))
+
+
+def _theme_color(widget: Static, variable: str):
+    """A theme colour as a Rich colour, for Rich renderables drawn inside Textual."""
+    value = widget.app.get_css_variables().get(variable)
+    if not value:
+        return None
+    try:
+        return Color.parse(value).rich_color
+    except ColorParseError:
+        return None
+
+
+class Bullets(Static):
+    """Lines with a mark in front and a hanging indent, so wrapped lines stay aligned.
+
+    One widget drawing a two-column grid, not a widget per line: the panels are rebuilt on
+    every probe result and spinner frame, and each Textual widget costs layout time.
+    """
+
+    DEFAULT_CSS = """
+    Bullets { height: auto; }
+    """
+
+    def __init__(self, items: Iterable[tuple[str, str]] = (), *, ascii_text: bool = False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.ascii_text = ascii_text
+        self._items = [self._clean(mark, text) for mark, text in items]
+
+    def _clean(self, mark: str, text: str) -> tuple[str, str]:
+        return (asciify(mark), asciify(text)) if self.ascii_text else (mark, text)
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def set_items(self, items: Iterable[tuple[str, str]]) -> None:
+        self._items = [self._clean(mark, text) for mark, text in items]
+        self._draw()
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(f"{mark} {text}" for mark, text in self._items)
+
+    def mark_style(self, index: int) -> Style | None:
+        return None
+
+    def _draw(self) -> None:
+        grid = Table.grid(padding=(0, 1, 0, 0), expand=True)
+        width = max((cell_len(mark) for mark, _ in self._items), default=1)
+        grid.add_column(width=width, no_wrap=True)
+        grid.add_column(ratio=1, overflow="fold")
+        for index, (mark, text) in enumerate(self._items):
+            # Text, not markup: probe messages and paths may hold "[...]".
+            grid.add_row(Text(mark, style=self.mark_style(index) or ""), Wrapped(Text(text)))
+        self.update(grid)
+
+
+class CheckPanel(Bullets):
+    """The live checks of a step: ✓/⚠/✗ lines, with a spinner on the ones still running."""
+
+    def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False, **kwargs):
+        self.ascii_marks = ascii_marks
+        self._checks: list[Check] = list(checks)
+        self._frame = 0
+        self._timer = None
+        super().__init__(self._pairs(), ascii_text=ascii_marks, **kwargs)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._timer = self.set_interval(0.12, self._spin, pause=True)
+        self._update_timer()
+
+    def show(self, checks: Iterable[Check]) -> None:
+        checks = list(checks)
+        if checks != self._checks:
+            self._checks = checks
+            self.set_items(self._pairs())
+        self._update_timer()
+
+    def _update_timer(self) -> None:
+        if self._timer is not None:
+            # The timer only runs while something is pending: an idle panel costs nothing.
+            if any(c.kind == "pending" for c in self._checks):
+                self._timer.resume()
+            else:
+                self._timer.pause()
+
+    @property
+    def checks(self) -> list[Check]:
+        return list(self._checks)
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        return [(self._mark(c.kind), c.text) for c in self._checks]
+
+    def _spin(self) -> None:
+        self._frame += 1
+        self.set_items(self._pairs())
+
+    def _mark(self, kind: str) -> str:
+        if kind == "pending":
+            frames = ASCII_SPINNER if self.ascii_marks else SPINNER
+            return frames[self._frame % len(frames)]
+        return (ASCII_MARKS if self.ascii_marks else MARKS).get(kind, "?")
+
+    def mark_style(self, index: int) -> Style | None:
+        if index >= len(self._checks):
+            return None
+        variable = STYLES.get(self._checks[index].kind)
+        color = _theme_color(self, variable.lstrip("$")) if variable else None
+        return Style(color=color, bold=True) if color is not None else None
+
+
+class Choices(OptionList):
+    """The answers of a question. The current answer is marked; Enter or a click picks one."""
+
+    class Picked(Message):
+        def __init__(self, choices: "Choices", value: str) -> None:
+            super().__init__()
+            self.choices = choices
+            self.value = value
+
+    def __init__(self, options: list[tuple[str, str]], current: str | None, *,
+                 ascii_marks: bool = False, **kwargs):
+        self.values = [value for value, _ in options]
+        self.labels = dict(options)
+        self.ascii_marks = ascii_marks
+        self.current = current
+        super().__init__(*self._build_options(), **kwargs)
+
+    def _build_options(self) -> list[Option]:
+        on, off = ("(*)", "( )") if self.ascii_marks else ("●", "○")
+        label = asciify if self.ascii_marks else str
+        return [Option(Content(f"{on if v == self.current else off} {label(self.labels[v])}"), id=v)
+                for v in self.values]
+
+    def on_mount(self) -> None:
+        self._highlight_current()
+
+    def _highlight_current(self) -> None:
+        if self.current in self.values:
+            self.highlighted = self.values.index(self.current)
+        elif self.values:
+            self.highlighted = 0
+
+    def set_current(self, value: str | None, move_highlight: bool = True) -> None:
+        self.current = value
+        keep = self.highlighted
+        self.clear_options()
+        self.add_options(self._build_options())
+        if move_highlight:
+            self._highlight_current()
+        elif keep is not None:
+            self.highlighted = keep
+
+    @property
+    def highlighted_value(self) -> str | None:
+        if self.highlighted is None:
+            return None
+        return self.values[self.highlighted]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        value = event.option.id
+        if value is not None:
+            self.set_current(value)
+            self.post_message(self.Picked(self, value))

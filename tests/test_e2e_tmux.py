@@ -1,0 +1,163 @@
+"""The installed `gpu-wizard` in a real terminal (tmux, 80×24), driven with keys to a saved report.
+
+Once with LANG=C (ASCII marks, no crash on a non-UTF-8 locale) and once with NO_COLOR=1.
+Each run gets its own tmux server (-L), so a developer's tmux sessions and environment stay
+out of it. Every wait polls the screen with a bound; nothing sleeps blindly.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from wizard.i18n import t
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+MACHINE = ROOT / "tests" / "machines" / "laptop-4060.toml"
+TMUX = shutil.which("tmux")
+
+
+def installed_command() -> str | None:
+    beside = Path(sys.executable).parent / "gpu-wizard"
+    return str(beside) if beside.exists() else shutil.which("gpu-wizard")
+
+
+class Terminal:
+    """One tmux server with one 80×24 window running one command."""
+
+    def __init__(self, name: str, command: str):
+        self.socket = f"gpu-wizard-test-{os.getpid()}-{name}"
+        self.name = name
+        self._tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
+                   command)
+
+    def _tmux(self, *args: str) -> str:
+        result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
+                                timeout=20)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def screen(self) -> str:
+        # -J: a long line the shell printed after the wizard closed reads as one line.
+        return self._tmux("capture-pane", "-p", "-J", "-t", self.name)
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.screen()
+            if text in shown:
+                return shown
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} did not appear within {timeout:g} s; the screen:\n{shown}")
+            time.sleep(0.1)
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self._tmux("send-keys", "-t", self.name, key)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", self.name, "-l", text)
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+
+
+@pytest.fixture
+def terminal():
+    opened: list[Terminal] = []
+
+    def open_terminal(name: str, command: str) -> Terminal:
+        term = Terminal(name, command)
+        opened.append(term)
+        return term
+
+    yield open_terminal
+    for term in opened:
+        term.close()
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("case, env", [
+    ("lang-c", {"LANG": "C"}),
+    ("no-color", {"LANG": "en_US.UTF-8", "NO_COLOR": "1"}),
+])
+def test_installed_wizard_walks_to_a_valid_saved_report(terminal, tmp_path, case, env):
+    command = installed_command()
+    assert command, "gpu-wizard is not installed in this environment"
+    report = tmp_path / "report.toml"
+    clean_env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+                 "TERM": "xterm-256color", **env}
+    argv = [command, "--machine", str(MACHINE), "--report", str(report)]
+    shell = (f"cd {shlex.quote(str(tmp_path))} && env -i "
+             + " ".join(f"{k}={shlex.quote(v)}" for k, v in clean_env.items())
+             + " " + " ".join(shlex.quote(a) for a in argv)
+             + "; echo WIZARD-EXIT-$?; sleep 120")
+    term = terminal(case, shell)
+    en = lambda key, **kw: t(key, "en", **kw)  # noqa: E731 - LANG=C and en_US both mean English
+
+    term.wait_for(en("ui.welcome.start_hint"), timeout=60)
+    if case == "lang-c":
+        shown = term.wait_for("[ok]")                 # marks a C-locale terminal can show
+        assert "✓" not in shown
+    term.keys("Enter")
+    term.wait_for(en("guide.questions.need_gpu"))
+    term.keys("Up", "Up", "Enter")                     # "I'm not sure" → "Yes"
+    term.wait_for(en("guide.questions.has_nvidia"))
+    term.wait_for("RTX 4060")                           # detected and pre-selected
+    term.keys("C-n")
+    term.wait_for(en("guide.questions.form_factor"))
+    term.keys("Enter")                                  # accept the detected "Laptop"
+    term.wait_for(en("guide.questions.budget_amount"))
+    term.type("5000")
+    term.wait_for(en("ui.budget.ok", money="$5,000"))
+    term.keys("Enter")
+    term.wait_for(en("guide.questions.goal"))
+    term.keys("Enter")
+    term.wait_for(en("guide.steps.result"))
+    term.wait_for(en("guide.verdicts.fix-setup"))       # CPU-only torch beside an RTX 4060
+    term.keys("C-n")
+    term.wait_for(en("ui.save.label"))
+    term.keys("Enter")
+    term.wait_for(en("guide.buttons.finish"))         # saved: the button now finishes
+    term.keys("Enter")
+    after = term.wait_for("WIZARD-EXIT-0")
+    assert en("ui.exit.saved", path=report) in after
+
+    check = subprocess.run([command, "report", "validate", str(report)], capture_output=True,
+                           text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+    with report.open("rb") as fh:
+        saved = tomllib.load(fh)
+    assert saved["answers"]["need_gpu"] == "yes"
+    assert saved["answers"]["has_nvidia"] == "yes"
+    assert saved["answers"]["form_factor"] == "laptop"
+    assert (saved["answers"]["budget_amount"], saved["answers"]["budget_currency"]) == (5000, "USD")
+    assert saved["recommendation"]["verdict"] == "fix-setup"
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
+def test_quitting_in_the_middle_leaves_no_file(terminal, tmp_path):
+    command = installed_command()
+    assert command, "gpu-wizard is not installed in this environment"
+    shell = (f"cd {shlex.quote(str(tmp_path))} && env -i PATH={shlex.quote(os.environ['PATH'])} "
+             f"HOME={shlex.quote(str(tmp_path))} TERM=xterm-256color LANG=en_US.UTF-8 "
+             f"{shlex.quote(command)} --machine {shlex.quote(str(MACHINE))}; "
+             "echo WIZARD-EXIT-$?; sleep 120")
+    term = terminal("quit", shell)
+    term.wait_for(t("ui.welcome.start_hint", "en"), timeout=60)
+    term.keys("Enter")
+    term.wait_for(t("guide.questions.need_gpu", "en"))
+    term.keys("C-q")
+    after = term.wait_for("WIZARD-EXIT-0")
+    assert t("ui.exit.not_saved", "en") in after
+    assert list(tmp_path.iterdir()) == []

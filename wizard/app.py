@@ -1,0 +1,438 @@
+"""The Textual wizard: session state, the order of the steps, and the probes behind them.
+
+The App owns everything that changes: the answers, what the probes found so far, the saved
+report. Steps post `StepScreen.Navigate`; probe threads post `ProbeFinished`; the handlers here
+are the only code that mutates the session. `make_app` builds the App for the CLI, the tests
+and the benchmarks alike, with the probes injected.
+
+This is the only module under wizard/ that imports Textual (tests/test_core_has_no_textual.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import os
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from wizard.answers import Answers
+from wizard.i18n import language_from_env, t
+
+import screens
+from screens.facts import PROBES, Live, Probes, from_machine
+from screens.step import STEPS, StepScreen, localized
+
+CSS_FILE = Path(screens.__file__).resolve().parent / "wizard.tcss"
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the user has told the wizard; replaced, never mutated."""
+
+    answers: Answers = field(default_factory=Answers)
+    touched: frozenset[str] = frozenset()   # answers the user gave (detection fills the rest)
+    budget_text: str = ""                   # the budget as typed, so Back shows it again
+    currency_choice: str | None = None
+    save_text: str = ""                     # the report path as edited
+
+
+@dataclass(frozen=True)
+class Outcome:
+    machine: Any
+    findings: tuple[Any, ...]
+    recommendation: Any
+
+
+class ProbeFinished(Message):
+    """A probe thread has a result (`result`) or failed (`error`: why, in one line)."""
+
+    def __init__(self, name: str, result: Any = None, error: str | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self.result = result
+        self.error = error
+
+
+_ANSWER_FIELDS = {f.name for f in fields(Answers)}
+_SESSION_FIELDS = {"budget_text", "currency_choice", "save_text"}
+
+
+# step → "module:class"; each screen module is imported when its step is first shown, so
+# the first screen does not pay for the result page's table or the report writer.
+_SCREENS = {
+    "welcome": "screens.welcome:WelcomeScreen",
+    "need_gpu": "screens.need_gpu:NeedGpuScreen",
+    "has_nvidia": "screens.nvidia:NvidiaScreen",
+    "form_factor": "screens.form_factor:FormFactorScreen",
+    "budget": "screens.budget:BudgetScreen",
+    "goal": "screens.goal:GoalScreen",
+    "result": "screens.result:ResultScreen",
+    "save": "screens.save:SaveScreen",
+}
+
+
+def screen_class(step: str) -> type[StepScreen]:
+    module_name, _, class_name = _SCREENS[step].partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def ascii_terminal(env: Mapping[str, str] | None = None) -> bool:
+    """True when the locale says the terminal may not show ✓ ⚠ ✗ and box lines (LANG=C).
+
+    Python coerces a C locale to UTF-8 for itself (PEP 538), which says nothing about the
+    terminal, so the user's own LC_ALL / LANG decide, not sys.stdout.encoding.
+    """
+    env = os.environ if env is None else env
+    if sys.platform == "win32":
+        return False
+    for var in ("LC_ALL", "LANG"):
+        value = env.get(var, "")
+        if value:
+            return "utf" not in value.lower().replace("-", "")
+    return "utf" not in env.get("LC_CTYPE", "").lower().replace("-", "")
+
+
+def install_chooser(python: str | None = None) -> Callable[[Any, str], Any]:
+    """wizard.install's pick of a torch build for a machine, as the advice wants it.
+
+    With --python the command installs into that interpreter (`python -m pip`), like
+    `gpu-wizard torch-command --python`.
+    """
+    pip = f"{shlex.quote(python)} -m pip" if python else "pip"
+
+    def choose(machine: Any, lang: str) -> Any:
+        from wizard.install import choose_for_machine
+
+        try:
+            return choose_for_machine(machine, lang, pip=pip)
+        except ValueError:  # a machine the matrix cannot describe: advice without a command
+            return None
+
+    return choose
+
+
+class WizardApp(App[int]):
+    CSS_PATH = str(CSS_FILE)
+    ENABLE_COMMAND_PALETTE = False
+    # Shown per screen, translated; the App keeps ctrl+q working under dialogs too.
+    BINDINGS = [Binding("ctrl+q", "quit", show=False)]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (60, "-wide")]
+
+    def __init__(
+        self,
+        lang: str,
+        live: Live,
+        probes: Probes | None = None,
+        *,
+        report_path: Path | None = None,
+        redact: bool = True,
+        now: Callable[[], dt.datetime] | None = None,
+        cwd: Path | None = None,
+        home: Path | None = None,
+        torch_chooser: Callable[[Any, str], Any] | None = None,
+        ascii_marks: bool = False,
+    ) -> None:
+        super().__init__()
+        self.lang = lang
+        self.live = live
+        self.probes = probes
+        self.report_path = report_path
+        self.redact = redact
+        self.now = now or dt.datetime.now
+        self.cwd = cwd
+        self.home = home
+        self.torch_chooser = torch_chooser or install_chooser()
+        self.ascii_marks = ascii_marks
+        self.session = Session()
+        self.step_index = 0
+        self.saved_path: Path | None = None
+        self._outcome: tuple[tuple, Outcome] | None = None
+        self._live_version = 0   # bumped on every probe result; part of the outcome's cache key
+        self._probes_started = False
+        self.first_shown_at: float | None = None
+        self.title = t("guide.app_title", lang)
+
+    # ------------------------------------------------------------------ knowledge ---
+
+    @cached_property
+    def knowledge(self) -> Any:
+        from wizard.knowledge import load_knowledge
+
+        return load_knowledge()
+
+    def currencies(self) -> tuple[str, ...]:
+        return tuple(self.knowledge.currency_codes)
+
+    # ------------------------------------------------------------------ steps ---
+
+    def make_step(self, index: int) -> StepScreen:
+        cls = screen_class(STEPS[index])
+        narrow = self.size.width < 60
+        return localized(cls, self.lang, self.ascii_marks, narrow)(self.lang)
+
+    @property
+    def step(self) -> str:
+        return STEPS[self.step_index]
+
+    def goto(self, index: int) -> None:
+        index = max(0, min(len(STEPS) - 1, index))
+        self.step_index = index
+        self.switch_screen(self.make_step(index))
+
+    def apply(self, changes: Mapping[str, Any], confirmed: tuple[str, ...] = ()) -> None:
+        """Fold a step's answers into the session (the only place it changes)."""
+        answer_changes = {k: v for k, v in changes.items() if k in _ANSWER_FIELDS}
+        session_changes = {k: v for k, v in changes.items() if k in _SESSION_FIELDS}
+        self.session = replace(
+            self.session,
+            answers=replace(self.session.answers, **answer_changes),
+            touched=self.session.touched | frozenset(confirmed),
+            **session_changes,
+        )
+
+    def on_step_screen_navigate(self, message: StepScreen.Navigate) -> None:
+        self.apply(message.changes, message.confirmed)
+        self.goto(self.step_index + message.direction)
+
+    def switch_language(self, keep: Mapping[str, Any]) -> None:
+        self.apply(keep)
+        self.lang = "zh" if self.lang == "en" else "en"
+        self.title = t("guide.app_title", self.lang)
+        self.goto(self.step_index)
+
+    def action_help_quit(self) -> None:
+        # Textual's ctrl+c hint, in the user's language.
+        self.notify(t("ui.quit_hint", self.lang))
+
+    # ------------------------------------------------------------------ probes ---
+
+    def on_mount(self) -> None:
+        # Steps replace each other with switch_screen, which needs a pushed screen below it:
+        # the App's default screen stays underneath, empty.
+        self.push_screen(self.make_step(self.step_index))
+
+    def screen_shown(self) -> None:
+        """A step has been painted. The first time, start the probes: started earlier, their
+        child processes would compete with the first screen for the CPU (they take seconds
+        anyway; this costs them a few milliseconds)."""
+        if not self._probes_started:
+            self._probes_started = True
+            self.first_shown_at = time.time()   # for benchmarks/tui_bench.py
+            self.call_later(self.start_probes)
+
+    def start_probes(self) -> None:
+        if self.probes is None:
+            return
+        for name in PROBES:
+            if getattr(self.probes, name) is None:
+                self.live = replace(self.live, skipped=self.live.skipped | {name})
+        # Daemon threads rather than thread workers: Textual joins its worker threads on
+        # exit, so quitting while torch loads would hang for up to the probe's timeout.
+        threading.Thread(target=self._launch_probes, daemon=True, name="probe-launcher").start()
+
+    def _launch_probes(self) -> None:
+        # The probe modules (psutil, the torch probe, …) load here, after the first screen
+        # and in one thread: imported before it they cost start-up ~30 ms, and imported by
+        # four probe threads at once they compete with the event loop four times over.
+        try:
+            from wizard.probe import gather, system, torch_probe  # noqa: F401
+        except Exception:  # each probe reports its own failure below
+            pass
+        for name in PROBES:
+            probe = getattr(self.probes, name)
+            if probe is not None:
+                threading.Thread(target=self._run_probe, args=(name, probe), daemon=True,
+                                 name=f"probe-{name}").start()
+
+    def _run_probe(self, name: str, probe: Callable[[], Any]) -> None:
+        try:
+            message = ProbeFinished(name, result=probe())
+        except Exception as exc:  # a probe bug shows as "unknown — why", never a traceback
+            message = ProbeFinished(name, error=f"{type(exc).__name__}: {exc}"[:300])
+        try:
+            self.post_message(message)
+        except RuntimeError:  # the App has closed meanwhile
+            pass
+
+    def on_probe_finished(self, message: ProbeFinished) -> None:
+        if message.error is not None:
+            self.live = self.live.with_failure(message.name, message.error)
+        else:
+            self.live = self.live.with_result(message.name, message.result)
+        self._live_version += 1
+        for screen in self.screen_stack:
+            if isinstance(screen, StepScreen):
+                screen.live_changed()
+
+    # ------------------------------------------------------------------ advice ---
+
+    def outcome(self) -> Outcome | None:
+        """Machine, findings and recommendation for the current answers; None while probing."""
+        machine = self.live.machine(self.lang)
+        if machine is None:
+            return None
+        key = (self.session.answers, self.lang, self._live_version)
+        if self._outcome is not None and self._outcome[0] == key:
+            return self._outcome[1]
+        from wizard.advise import advise
+        from wizard.diagnose import diagnose
+
+        findings = tuple(diagnose(machine, self.lang))
+        choice = self.torch_chooser(machine, self.lang)
+        rec = advise(self.session.answers, machine, self.knowledge, self.lang, findings, choice)
+        outcome = Outcome(machine, findings, rec)
+        self._outcome = (key, outcome)
+        return outcome
+
+    # ------------------------------------------------------------------ saving ---
+
+    def default_report_path(self) -> Path:
+        if self.report_path is not None:
+            return self.report_path
+        from wizard.report import default_report_path
+
+        return default_report_path(self.now(), self.cwd, self.home)
+
+    def resolve_path(self, text: str) -> Path:
+        from wizard.report import next_free_path
+
+        path = Path(os.path.expanduser(text.strip()))
+        if not path.is_absolute():
+            path = (self.cwd or Path.cwd()) / path
+        if path.is_dir():
+            # A folder: save the default name inside it.
+            path = next_free_path(path / self.default_report_path().name)
+        return path
+
+    def home_fallback(self, failed: Path) -> Path | None:
+        """Where to offer saving instead when `failed`'s folder cannot be written."""
+        from wizard.report import next_free_path
+
+        home = self.home or Path.home()
+        if failed.parent == home or not os.access(home, os.W_OK):
+            return None
+        return next_free_path(home / failed.name)
+
+    def build_report(self) -> dict[str, Any]:
+        from wizard.report import build_report
+
+        outcome = self.outcome()
+        if outcome is None:
+            raise RuntimeError("the report needs every check to have finished")
+        return build_report(self.session.answers, outcome.machine, outcome.findings,
+                            outcome.recommendation, self.lang, redact=self.redact)
+
+    def save_report(self, text: str) -> Path:
+        """Save to `text` (a path as typed); ReportError when that is not possible."""
+        from wizard.report import save_report
+
+        path = self.resolve_path(text)
+        saved = save_report(self.build_report(), path)
+        self.saved_path = saved
+        self.session = replace(self.session, save_text=str(saved))
+        return saved
+
+
+# ---------------------------------------------------------------------- construction ---
+
+def live_probes(lang: str, python: str | None = None, report_path: Path | None = None,
+                benchmark: bool = True) -> Probes:
+    """The real probes of this machine, each bounded in time by the probe itself."""
+    def system_probe():
+        from wizard.probe.gather import report_dir
+        from wizard.probe.system import probe_system
+
+        return probe_system(report_dir(report_path))
+
+    def nvidia_probe():
+        from wizard.probe.gather import probe_nvidia
+
+        return probe_nvidia()
+
+    def hardware_probe():
+        from wizard.probe.gather import probe_hardware
+
+        return probe_hardware()
+
+    def torch_probe():
+        from wizard.probe.torch_probe import probe_torch
+
+        return probe_torch(python, benchmark=benchmark, lang=lang)
+
+    return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,
+                  torch=torch_probe)
+
+
+def make_app(
+    lang: str = "en",
+    machine: Any = None,
+    probes: Probes | None = None,
+    report_path: Path | str | None = None,
+    *,
+    python: str | None = None,
+    redact: bool = True,
+    benchmark: bool = True,
+    now: Callable[[], dt.datetime] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    torch_chooser: Callable[[Any, str], Any] | None = None,
+    ascii_marks: bool | None = None,
+) -> WizardApp:
+    """The wizard for a recorded `machine`, injected `probes`, or (neither) this machine."""
+    report = Path(report_path) if report_path is not None else None
+    if machine is not None:
+        live, probes = from_machine(machine), None
+    else:
+        live = Live()
+        probes = probes or live_probes(lang, python, report, benchmark)
+    return WizardApp(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
+                     home=home, torch_chooser=torch_chooser or install_chooser(python),
+                     ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """`gpu-wizard` with no subcommand: run the wizard; print where the report went."""
+    lang = getattr(args, "lang", None) or language_from_env()
+    machine = None
+    if getattr(args, "machine", None):
+        from wizard.machine_file import MachineFileError, load_machine
+
+        try:
+            machine = load_machine(args.machine)
+        except MachineFileError as exc:
+            print(f"gpu-wizard: {exc}", file=sys.stderr)
+            return 2
+    app = make_app(lang, machine=machine, report_path=getattr(args, "report", None),
+                   python=getattr(args, "python", None),
+                   redact=not getattr(args, "no_redact", False))
+    app.run()
+    from wizard.textout import safe
+
+    sys.stdout.write(safe(exit_summary(app)))
+    return app.return_code or 0
+
+
+def exit_summary(app: WizardApp) -> str:
+    """What stays in the terminal after the wizard closes: the file, and the torch command."""
+    lang = app.lang
+    lines = [t("ui.exit.saved", lang, path=app.saved_path) if app.saved_path is not None
+             else t("ui.exit.not_saved", lang)]
+    # The command is worth keeping in the scrollback once the user has seen it.
+    if app.step_index >= STEPS.index("result"):
+        outcome = app.outcome()
+        if outcome is not None and outcome.recommendation.torch_command:
+            lines.append(t("ui.exit.torch", lang, command=outcome.recommendation.torch_command))
+    return "\n".join(lines) + "\n"
