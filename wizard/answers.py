@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from wizard.probe.model import type_name
+
 NEED_GPU = ("yes", "no", "unsure")
 HAS_NVIDIA = ("yes", "no", "unsure")
 FORM_FACTORS = ("desktop", "laptop", "server", "unsure")
@@ -89,7 +91,7 @@ def max_budget(currency: str, knowledge: Any = None) -> float | None:
 def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) -> list[str]:
     """Every problem with an `[answers]` table, each prefixed with its key path."""
     if not isinstance(data, dict):
-        return [f"{path}: expected a table, got {_type_name(data)}"]
+        return [f"{path}: expected a table, got {type_name(data)}"]
     problems: list[str] = []
     for key, allowed in (("need_gpu", NEED_GPU), ("has_nvidia", HAS_NVIDIA),
                          ("form_factor", FORM_FACTORS)):
@@ -107,7 +109,7 @@ def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) ->
         goal = data["goal"]
         ids = goal_ids(knowledge)
         if not isinstance(goal, str):
-            problems.append(f"{path}.goal: expected text, got {_type_name(goal)}")
+            problems.append(f"{path}.goal: expected text, got {type_name(goal)}")
         elif ids is not None and goal not in ids:
             problems.append(f"{path}.goal: {_show(goal)} is not a known goal; use one of {', '.join(ids)}")
         elif ids is None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", goal):
@@ -143,7 +145,7 @@ def unknown_answer_keys(data: Any) -> list[str]:
 
 def _enum_problem(value: Any, allowed: tuple[str, ...], path: str) -> list[str]:
     if not isinstance(value, str):
-        return [f"{path}: expected text, got {_type_name(value)}"]
+        return [f"{path}: expected text, got {type_name(value)}"]
     if value not in allowed:
         return [f"{path}: {_show(value)} is not one of {', '.join(allowed)}"]
     return []
@@ -151,7 +153,7 @@ def _enum_problem(value: Any, allowed: tuple[str, ...], path: str) -> list[str]:
 
 def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> list[str]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return [f"{path}: expected a number, got {_type_name(value)}"]
+        return [f"{path}: expected a number, got {type_name(value)}"]
     if isinstance(value, float) and not math.isfinite(value):
         return [f"{path}: {value} is not a number of money"]
     if value < 0:
@@ -165,13 +167,6 @@ def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> li
 
 def _show(value: str) -> str:
     return repr(value if len(value) <= 40 else value[:40] + "…")
-
-
-def _type_name(raw: Any) -> str:
-    return {
-        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
-        float: "a number",
-    }.get(type(raw), type(raw).__name__)
 
 
 # ---------------------------------------------------------------- budget typed in the UI ---

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from wizard.content import content_dir
+from wizard.probe.model import type_name
 
 GPU_FILE = "gpus.toml"
 GOALS_FILE = "goals.toml"
@@ -544,7 +545,7 @@ Checker = Callable[[Any], Any]
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise _Bad(f"must be text, not {_type_name(value)}")
+        raise _Bad(f"must be text, not {type_name(value)}")
     if not value.strip():
         raise _Bad("must not be empty")
     return value
@@ -552,14 +553,14 @@ def _text(value: Any) -> str:
 
 def _text_or_empty(value: Any) -> str:
     if not isinstance(value, str):
-        raise _Bad(f"must be text, not {_type_name(value)}")
+        raise _Bad(f"must be text, not {type_name(value)}")
     return value
 
 
 def _number(low: float, high: float) -> Checker:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise _Bad(f"must be a number, not {_type_name(value)}")
+            raise _Bad(f"must be a number, not {type_name(value)}")
         if not low <= value <= high:
             raise _Bad(f"{value} is outside {low:g}..{high:g}")
         return value
@@ -569,7 +570,7 @@ def _number(low: float, high: float) -> Checker:
 def _integer(low: int, high: int) -> Checker:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(f"must be a whole number, not {_type_name(value)}")
+            raise _Bad(f"must be a whole number, not {type_name(value)}")
         if not low <= value <= high:
             raise _Bad(f"{value} is outside {low}..{high}")
         return value
@@ -578,7 +579,7 @@ def _integer(low: int, high: int) -> Checker:
 
 def _boolean(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise _Bad(f"must be true or false, not {_type_name(value)}")
+        raise _Bad(f"must be true or false, not {type_name(value)}")
     return value
 
 
@@ -603,7 +604,7 @@ def _pattern(regex: re.Pattern[str], what: str) -> Checker:
 def _list_of(item: Checker, *, non_empty: bool = False) -> Checker:
     def check(value: Any) -> tuple:
         if not isinstance(value, list):
-            raise _Bad(f"must be a list, not {_type_name(value)}")
+            raise _Bad(f"must be a list, not {type_name(value)}")
         if non_empty and not value:
             raise _Bad("must not be an empty list")
         out = []
@@ -614,11 +615,6 @@ def _list_of(item: Checker, *, non_empty: bool = False) -> Checker:
                 raise _Bad(f"item {position}: {bad}") from None
         return tuple(out)
     return check
-
-
-def _type_name(value: Any) -> str:
-    return {str: "text", int: "a whole number", float: "a number", bool: "true/false",
-            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
 
 
 _date = _pattern(_DATE, "a date like 2026, 2026-05 or 2026-05-04")
@@ -634,7 +630,7 @@ def _entry_label(kind: str, position: int, entry: dict[str, Any], key: str) -> s
 
 def _build(file: str, label: str, entry: Any, spec: dict[str, tuple[bool, Checker]]) -> dict[str, Any]:
     if not isinstance(entry, dict):
-        raise KnowledgeError(file, label, "", f"must be a table, not {_type_name(entry)}")
+        raise KnowledgeError(file, label, "", f"must be a table, not {type_name(entry)}")
     out: dict[str, Any] = {}
     for key in entry:
         if key not in spec:
@@ -870,7 +866,7 @@ def _load_platforms(folder: Path) -> list[Platform]:
 
 def _offers(file: str, label: str, raw: Any) -> list[PlatformOffer]:
     if not isinstance(raw, list):
-        raise KnowledgeError(file, label, "offer", f"must be [[platform.offer]] tables, not {_type_name(raw)}")
+        raise KnowledgeError(file, label, "offer", f"must be [[platform.offer]] tables, not {type_name(raw)}")
     offers = []
     for position, entry in enumerate(raw):
         where = f"{label} offer[{position}]"

@@ -27,7 +27,7 @@ from wizard import __version__
 from wizard.answers import answers_problems, answers_to_dict
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES, t
-from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
+from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict, type_name
 
 SCHEMA = "gpu-wizard/report/1"
 SCHEMA_PREFIX = "gpu-wizard/report/"
@@ -414,7 +414,7 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
     if schema is None:
         return ["schema: missing (this is not a gpu-wizard report)"]
     if not isinstance(schema, str):
-        return [f"schema: expected text, got {_type_name(schema)}"]
+        return [f"schema: expected text, got {type_name(schema)}"]
     if schema != SCHEMA:
         if schema.startswith(SCHEMA_PREFIX):
             return [f"schema: {schema!r} is a version this gpu-wizard does not read "
@@ -452,7 +452,7 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
     if findings is None:
         problems.append("findings: missing")
     elif not isinstance(findings, list):
-        problems.append(f"findings: expected a list, got {_type_name(findings)}")
+        problems.append(f"findings: expected a list, got {type_name(findings)}")
     else:
         for i, finding in enumerate(findings):
             problems += _finding_problems(finding, f"findings[{i}]")
@@ -466,7 +466,7 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
 
 def _finding_problems(finding: Any, path: str) -> list[str]:
     if not isinstance(finding, dict):
-        return [f"{path}: expected a table, got {_type_name(finding)}"]
+        return [f"{path}: expected a table, got {type_name(finding)}"]
     problems: list[str] = []
     if _check(finding, "id", str, problems, path) and not _FINDING_ID.fullmatch(finding["id"]):
         problems.append(f"{path}.id: {_short(finding['id'])!r} is not a kebab-case id")
@@ -479,7 +479,7 @@ def _finding_problems(finding: Any, path: str) -> list[str]:
 
 def _recommendation_problems(rec: Any, path: str) -> list[str]:
     if not isinstance(rec, dict):
-        return [f"{path}: expected a table, got {_type_name(rec)}"]
+        return [f"{path}: expected a table, got {type_name(rec)}"]
     problems: list[str] = []
     _check_enum(rec, "verdict", VERDICTS, path, problems)
     _check(rec, "headline", str, problems, path)
@@ -487,7 +487,7 @@ def _recommendation_problems(rec: Any, path: str) -> list[str]:
     if _check(rec, "reasons", list, problems, path):
         for i, reason in enumerate(rec["reasons"]):
             if not isinstance(reason, str):
-                problems.append(f"{path}.reasons[{i}]: expected text, got {_type_name(reason)}")
+                problems.append(f"{path}.reasons[{i}]: expected text, got {type_name(reason)}")
     for table, fields in (("gpus", (("name", str, True), ("vram_gb", float, True),
                                     ("price", float, False), ("currency", str, False),
                                     ("why", str, True))),
@@ -497,12 +497,12 @@ def _recommendation_problems(rec: Any, path: str) -> list[str]:
             continue
         items = rec[table]
         if not isinstance(items, list):
-            problems.append(f"{path}.{table}: expected a list, got {_type_name(items)}")
+            problems.append(f"{path}.{table}: expected a list, got {type_name(items)}")
             continue
         for i, item in enumerate(items):
             item_path = f"{path}.{table}[{i}]"
             if not isinstance(item, dict):
-                problems.append(f"{item_path}: expected a table, got {_type_name(item)}")
+                problems.append(f"{item_path}: expected a table, got {type_name(item)}")
                 continue
             for key, kind, required in fields:
                 _check(item, key, kind, problems, item_path, required=required)
@@ -523,14 +523,14 @@ def _check(table: dict, key: str, kind: type, problems: list[str], path: str = "
     value = table[key]
     if kind is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"{key_path}: expected a number, got {_type_name(value)}")
+            problems.append(f"{key_path}: expected a number, got {type_name(value)}")
             return False
         if not math.isfinite(value) or abs(value) > 1e15:
             problems.append(f"{key_path}: number {value} is out of range")
             return False
         return True
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        problems.append(f"{key_path}: expected {_kind_name(kind)}, got {_type_name(value)}")
+        problems.append(f"{key_path}: expected {_kind_name(kind)}, got {type_name(value)}")
         return False
     if kind is str and len(value) > 10_000:
         problems.append(f"{key_path}: text is {len(value)} characters long (at most 10000)")
@@ -547,13 +547,6 @@ def _check_enum(table: dict, key: str, allowed: tuple[str, ...], path: str,
 
 def _kind_name(kind: type) -> str:
     return {str: "text", bool: "true or false", list: "a list", dict: "a table"}.get(kind, kind.__name__)
-
-
-def _type_name(raw: Any) -> str:
-    return {
-        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
-        float: "a number", dt.datetime: "a date-time", dt.date: "a date", dt.time: "a time",
-    }.get(type(raw), type(raw).__name__)
 
 
 def _short(text: str) -> str:

@@ -186,7 +186,7 @@ _MISSING = object()
 
 def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
     if not isinstance(data, dict):
-        problems.append(f"{path}: expected a table, got {_type_name(data)}")
+        problems.append(f"{path}: expected a table, got {type_name(data)}")
         return None
     hints = typing.get_type_hints(cls)
     kwargs = {}
@@ -227,7 +227,7 @@ def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
     origin = typing.get_origin(tp)
     if origin is tuple:
         if not isinstance(raw, list):
-            problems.append(f"{path}: expected a list, got {_type_name(raw)}")
+            problems.append(f"{path}: expected a list, got {type_name(raw)}")
             return ()
         item_type = typing.get_args(tp)[0]
         return tuple(_convert(item_type, v, f"{path}[{i}]", problems) for i, v in enumerate(raw))
@@ -235,32 +235,35 @@ def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
         return _build(tp, raw, path, problems)
     if tp is bool:
         if not isinstance(raw, bool):
-            problems.append(f"{path}: expected true or false, got {_type_name(raw)}")
+            problems.append(f"{path}: expected true or false, got {type_name(raw)}")
         return raw
     if tp is int:
         if isinstance(raw, bool) or not isinstance(raw, int):
-            problems.append(f"{path}: expected a whole number, got {_type_name(raw)}")
+            problems.append(f"{path}: expected a whole number, got {type_name(raw)}")
         elif not -(2**53) < raw < 2**53:
             problems.append(f"{path}: number {raw} is out of range")
         return raw
     if tp is float:
         if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-            problems.append(f"{path}: expected a number, got {_type_name(raw)}")
+            problems.append(f"{path}: expected a number, got {type_name(raw)}")
             return raw
         if not math.isfinite(raw) or abs(raw) > 1e15:
             problems.append(f"{path}: number {raw} is out of range")
         return float(raw)
     if tp is str:
         if not isinstance(raw, str):
-            problems.append(f"{path}: expected text, got {_type_name(raw)}")
+            problems.append(f"{path}: expected text, got {type_name(raw)}")
         elif len(raw) > 10_000:
             problems.append(f"{path}: text is {len(raw)} characters long (at most 10000)")
         return raw
     raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module, not input
 
 
-def _type_name(raw: Any) -> str:
+def type_name(raw: Any) -> str:
+    """How a TOML value's type reads in an error message for a person."""
+    import datetime as dt
+
     return {
         dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
-        float: "a number",
+        float: "a number", dt.datetime: "a date-time", dt.date: "a date", dt.time: "a time",
     }.get(type(raw), type(raw).__name__)
