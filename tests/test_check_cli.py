@@ -120,3 +120,12 @@ def test_missing_and_huge_machine_files(tmp_path):
 def test_unknown_option_is_one_line_and_exit_2():
     _one_clear_line(run_cli("check", "--frobnicate"), "--frobnicate")
     _one_clear_line(run_cli("check", "--lang", "fr"), "invalid choice")
+
+
+def test_options_before_the_subcommand_are_not_lost():
+    path = str(MACHINES / "nouveau.toml")
+    before = run_cli("--machine", path, "--lang", "zh", "check")
+    after = run_cli("check", "--machine", path, "--lang", "zh")
+    assert before.returncode == after.returncode == 1
+    assert before.stdout == after.stdout
+    assert "nouveau" in before.stdout and "检查结论" in before.stdout

@@ -39,8 +39,21 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(sub_parser)
+        _keep_top_level_values(parser, sub_parser)
         sub_parser.set_defaults(_module=module)
     return parser
+
+
+def _keep_top_level_values(top: argparse.ArgumentParser, sub: argparse.ArgumentParser) -> None:
+    """`gpu-wizard --lang zh check` must mean what `gpu-wizard check --lang zh` means.
+
+    argparse lets a subcommand's own default overwrite a value given before the subcommand;
+    a suppressed default leaves it alone.
+    """
+    shared = {action.dest for action in top._actions if action.option_strings}
+    for action in sub._actions:
+        if action.dest in shared and action.option_strings:
+            action.default = argparse.SUPPRESS
 
 
 def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
