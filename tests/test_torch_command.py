@@ -316,3 +316,24 @@ def test_cli_live_mode_with_python_installs_into_that_interpreter(tmp_path):
     data = json.loads(proc.stdout)
     if data["command"] is not None:
         assert sys.executable in data["command"] and " -m pip install torch==" in data["command"]
+
+
+@pytest.mark.parametrize("name, cc", [
+    ("GeForce GTX 970", "5.2"), ("NVIDIA GeForce GTX 1080 Ti", "6.1"), ("NVIDIA GeForce GTX 1650", "7.5"),
+    ("NVIDIA GeForce RTX 3060", "8.6"), ("NVIDIA GeForce RTX 4060 Laptop GPU", "8.9"),
+    ("NVIDIA GeForce RTX 5090", "12.0"), ("NVIDIA H200", "9.0"), ("NVIDIA A100-SXM4-80GB", "8.0"),
+    ("Tesla V100-SXM2-16GB", "7.0"), ("Matrox G200", None),
+])
+def test_product_names_imply_a_compute_capability(name, cc):
+    from wizard.install import guess_compute_capability
+
+    assert guess_compute_capability(name) == cc
+
+
+def test_a_card_without_driver_or_catalog_entry_gets_a_build_with_its_kernels():
+    """The recorded GTX 970 on nouveau: no NVML, not in the catalog; cu132 has no sm_52."""
+    from wizard.install import choose_for_machine
+    from wizard.machine_file import load_machine
+
+    choice = choose_for_machine(load_machine(Path(__file__).parent / "machines" / "nouveau.toml"))
+    assert choice.variant == "cu126"

@@ -11,6 +11,8 @@ explains. Pure: no probing, no I/O beyond reading the matrix once.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -143,13 +145,41 @@ def choose_torch(
     return ctx.cpu(notes, reason_key="cpu-no-gpu")
 
 
+# GeForce/datacenter product lines → compute capability, for GPUs that neither NVML nor our
+# catalog describes (no driver, not in the catalog). Without it an old card gets the newest
+# build, which has no kernels for it. NVIDIA's CUDA GPUs table; most specific patterns first.
+_CC_BY_NAME = (
+    (r"\bRTX (PRO )?50\d0|RTX PRO \d000 Blackwell", "12.0"),
+    (r"\bB[23]00\b|GB[23]00", "10.0"),
+    (r"\bH[12]00\b|\bH20\b|GH200", "9.0"),
+    (r"\bRTX 40\d0|\bL4\b|\bL40S?\b|RTX \d000 Ada", "8.9"),
+    (r"\bA100\b|\bA30\b", "8.0"),
+    (r"\bRTX 30\d0|\bA(10|40|2000|4000|5000|6000)\b", "8.6"),
+    (r"\bRTX 20\d0|\bGTX 16\d0|TITAN RTX|\bT4\b|Quadro RTX|\bT(400|600|1000|1200)\b", "7.5"),
+    (r"TITAN V\b|\bV100\b", "7.0"),
+    (r"\bP100\b", "6.0"),
+    (r"\bGTX 10\d0|TITAN Xp|TITAN X \(Pascal\)|\bMX[1-3]\d0\b|\bP[1-6]000\b|\bP4[0]?\b", "6.1"),
+    (r"\bGTX 9\d0|TITAN X\b|\bM[4-6]0\b|\bM\d000M?\b", "5.2"),
+    (r"\bGTX 7[45]0", "5.0"),
+)
+
+
+def guess_compute_capability(name: str) -> str | None:
+    """The compute capability a product name implies, or None when the name does not say."""
+    for pattern, cc in _CC_BY_NAME:
+        if re.search(pattern, name or ""):
+            return cc
+    return None
+
+
 def machine_facts(machine: "Machine") -> dict:
     """The choose_torch arguments that describe a probed or recorded machine."""
     torch = machine.torch
     nvidia = [g for g in machine.gpus if g.vendor == "nvidia" and g.kernel_driver not in ("vfio-pci", "pci-stub")]
     amd = [g for g in machine.gpus if g.vendor == "amd" and g.unified_memory is not True]
     apple = [g for g in machine.gpus if g.vendor == "apple"]
-    ccs = [g.compute_capability for g in nvidia if g.compute_capability]
+    ccs = [g.compute_capability or guess_compute_capability(g.name) for g in nvidia]
+    ccs = [cc for cc in ccs if cc]
     if not ccs and torch is not None and torch.build == "cuda":
         ccs = [d.capability for d in torch.devices if d.capability and parse_cc(d.capability)]
     vendor = "nvidia" if nvidia else "amd" if amd else "apple" if apple else \
