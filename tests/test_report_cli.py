@@ -155,3 +155,21 @@ def test_a_report_action_is_required(capsys):
     with pytest.raises(SystemExit) as caught:
         main(["report"])
     assert caught.value.code == 2
+
+
+def test_a_hostile_report_cannot_drive_the_terminal_or_the_spreadsheet(tmp_path, capsys):
+    """Escape sequences in a student's file must not reach the TA's terminal; formulas stay text."""
+    path = write_report(tmp_path, "evil.toml")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    evil = '=HYPERLINK("http://example.invalid")\x1b]0;pwned\x07\x1b[2J'
+    data["recommendation"]["headline"] = evil
+    data["machine"]["gpus"][0]["name"] = evil
+    path.write_text(dumps_report(data), encoding="utf-8")
+    for args in (["report", "show", str(path)], ["report", "summarize", str(path)]):
+        main(args)
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and "\x07" not in out
+    main(["report", "summarize", "--csv", str(path)])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert ",=HYPERLINK" not in out and '"=HYPERLINK' not in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
@@ -22,8 +23,18 @@ def mark(severity: str, stream=None) -> str:
     return symbol if can_encode(symbol, stream) else ASCII_MARKS.get(severity, "?")
 
 
+# C0/C1 control characters except newline and tab: a hostile report must not drive the
+# reader's terminal (escape sequences can retitle, clear or rewrite what a TA sees).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    return _CONTROL.sub("\ufffd", text)
+
+
 def safe(text: str, stream=None) -> str:
-    """Text the stream can print: characters it cannot encode become '?' instead of crashing."""
+    """Text the stream can print: no control characters; what it cannot encode becomes '?'."""
+    text = strip_controls(text)
     encoding = getattr(stream or sys.stdout, "encoding", None) or "ascii"
     try:
         return text.encode(encoding, errors="replace").decode(encoding, errors="replace")

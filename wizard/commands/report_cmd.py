@@ -307,8 +307,15 @@ def render_csv(rows: list[dict[str, str]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: _csv_text(value) for key, value in row.items()} for row in rows)
     return buffer.getvalue()
+
+
+def _csv_text(value: Any) -> Any:
+    """A spreadsheet must show a student's text, not run it as a formula (CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 # ------------------------------------------------------------------------------ helpers ---
