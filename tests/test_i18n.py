@@ -39,3 +39,20 @@ def test_language_from_locale(env, lang):
 def test_missing_key_falls_back_and_bad_format_values_do_not_raise():
     assert t("no.such.key", "zh") == "no.such.key"
     assert "{driver}" in t("nvml.ok", "en", count=1)  # a missing value leaves the template
+
+
+@pytest.mark.parametrize("text", [
+    "Fix: Install a build compiled for your GPU: pip install torch==2.14.1 --index-url "
+    "https://download.pytorch.org/whl/cu126 and then restart.",
+    "解决办法：安装为你的显卡编译过的版本：pip install torch==2.14.1 --index-url "
+    "https://download.pytorch.org/whl/cu126。然后重启。",
+])
+def test_wrapping_never_splits_a_command_or_starts_a_line_with_closing_punctuation(text):
+    from wizard.textout import wrap
+
+    lines = wrap(text, 50, indent=4)
+    command = "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126"
+    assert any(command in line for line in lines), lines
+    assert not any(line.strip()[:1] in "。，）.,)" for line in lines), lines
+    assert " ".join(line.strip() for line in lines).replace("。 ", "。").replace("： ", "：") \
+        .replace(" ", "") == text.replace(" ", "")

@@ -42,6 +42,14 @@ def safe(text: str, stream=None) -> str:
         return text.encode("ascii", errors="replace").decode("ascii")
 
 
+_NO_LINE_START = set("。，、；：！？）」』》〉】,.;:!?)")
+_GLUE = "\u2060"  # word joiner: never in our texts, so it can stand in for a kept space
+_COMMAND = re.compile(
+    r"(?:sudo |uv )?(?:pip3?|python3? -m pip|uv pip|apt(?:-get)?|dnf|ubuntu-drivers|wsl|nvidia-smi)"
+    r" [^\s，。；]+(?: (?:--?[\w-]+(?:=\S+)?|[^\s，。；]*[=/:.][^\s，。；]*|torch\w*|install|all))*"
+)
+
+
 def cell_width(text: str) -> int:
     import unicodedata
 
@@ -52,6 +60,9 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
     """Wrap to terminal cells: Chinese characters take two cells and may break anywhere."""
     import re
 
+    # A command split over two lines gets pasted half: keep each one whole (on a line of its own
+    # when it does not fit), even past the width.
+    text = _COMMAND.sub(lambda m: m.group(0).replace(" ", _GLUE), text)
     tokens = re.findall(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]|\S+?(?=[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f])|\S+|\s+", text)
     lines: list[str] = []
     current = " " * indent
@@ -61,10 +72,11 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
             if current.strip():
                 current += " "
             continue
-        if cell_width(current) + cell_width(token) > limit and current.strip():
+        closing = token in _NO_LINE_START  # Chinese typography: no line starts with "。" or "）"
+        if cell_width(current) + cell_width(token) > limit and current.strip() and not closing:
             lines.append(current.rstrip())
             current = " " * (indent + hang)
         current += token
     if current.strip():
         lines.append(current.rstrip())
-    return lines or [""]
+    return [line.replace(_GLUE, " ") for line in lines] or [""]
