@@ -248,3 +248,18 @@ def test_every_finding_has_both_languages_and_kebab_ids():
 def test_redacted_machine_still_diagnoses():
     m = machine(**nv("NVIDIA GeForce RTX 4060", "8.9"), torch=replace(torch(), interpreter="python3"))
     assert "torch-cpu-build-with-nvidia-gpu" in ids(torch_findings(m))
+
+
+def test_a_present_but_unusable_gpu_is_not_called_absent_and_macs_are_told_mps():
+    from pathlib import Path
+
+    from wizard.diagnose_torch import torch_findings
+    from wizard.machine_file import load_machine
+
+    machines = Path(__file__).parent / "machines"
+    nouveau = [f.id for f in torch_findings(load_machine(machines / "nouveau.toml"), "en")]
+    assert "torch-gpu-not-usable-yet" in nouveau and "torch-cpu-only" not in nouveau
+    [ready] = [f for f in torch_findings(load_machine(machines / "apple-m2.toml"), "en") if f.id == "torch-ready"]
+    assert '.to("mps")' in ready.detail and "cuda" not in ready.detail
+    vm = [f.id for f in torch_findings(load_machine(machines / "vm-no-gpu.toml"), "en")]
+    assert "torch-gpu-not-usable-yet" not in vm

@@ -196,11 +196,15 @@ def _mac_findings(machine: Machine, torch: TorchInfo, fix: str, lang: str) -> li
 def _ready(torch: TorchInfo, machine: Machine, lang: str) -> Finding:
     version = torch.version or "?"
     if torch.cuda_available and torch.devices:
-        return _finding("torch-ready", "ok", lang, version=version,
+        # ROCm builds drive AMD GPUs through the same torch.cuda API and device name.
+        return _finding("torch-ready", "ok", lang, version=version, target="cuda",
                         device=", ".join(d.name for d in torch.devices))
     if torch.mps_available:
-        return _finding("torch-ready", "ok", lang, version=version, device="Apple GPU (MPS)")
+        return _finding("torch-ready", "ok", lang, version=version, target="mps", device="Apple GPU (MPS)")
     if torch.xpu_available:
-        return _finding("torch-ready", "ok", lang, version=version,
+        return _finding("torch-ready", "ok", lang, version=version, target="xpu",
                         device=", ".join(d.name for d in torch.devices) or "Intel GPU (XPU)")
+    if any(g.vendor in ("nvidia", "amd") for g in machine.gpus):
+        # The GPU is there but not usable yet (driver, container, build): the other findings say why.
+        return _finding("torch-gpu-not-usable-yet", "info", lang, version=version)
     return _finding("torch-cpu-only", "info", lang, version=version)
