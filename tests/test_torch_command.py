@@ -337,3 +337,9 @@ def test_a_card_without_driver_or_catalog_entry_gets_a_build_with_its_kernels():
 
     choice = choose_for_machine(load_machine(Path(__file__).parent / "machines" / "nouveau.toml"))
     assert choice.variant == "cu126"
+
+
+@pytest.mark.parametrize("value", ["99.9", "0.5", "banana", "8", "8.10"])
+def test_impossible_compute_capabilities_are_bad_arguments(value, capsys):
+    assert main(["torch-command", "--compute-capability", value]) == 2
+    assert value in capsys.readouterr().err

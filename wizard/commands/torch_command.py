@@ -56,7 +56,9 @@ def _validate(args: argparse.Namespace, lang: str) -> str | None:
     if args.os and normalize_os(args.os) is None:
         return t("torch.command.bad-os", lang, value=args.os)
     for value in args.compute_capability:
-        if parse_cc(value) is None:
+        cc = parse_cc(value)
+        # NVIDIA's compute capabilities run from 1.0 (2006) to 12.x (Blackwell, 2025): "99.9" is a typo.
+        if cc is None or not 1 <= cc[0] <= 15:
             return t("torch.command.bad-cc", lang, value=value)
     if args.driver is not None and (driver_tuple(args.driver) is None
                                     or not re.fullmatch(r"\d{2,4}(\.\d{1,3}){0,2}", args.driver.strip())):
