@@ -375,3 +375,16 @@ def test_a_working_gpu_with_enough_memory_is_always_used(knowledge, vram, goal, 
         assert rec.verdict == "use-current-gpu" and rec.gpus == ()
     else:
         assert rec.verdict != "use-current-gpu"
+
+
+@pytest.mark.parametrize("name, chassis", [("vm-no-gpu", "vm"), ("container-no-gpu", "container"), ("wsl2", "wsl")])
+def test_advice_for_the_physical_computer_says_it_sees_only_a_guest(knowledge, name, chassis):
+    machine = load(name)
+    assert machine.chassis == chassis
+    answers = Answers("yes", "unsure", "desktop", 800, "USD", "kaggle")
+    for lang, word in (("en", {"vm": "virtual machine", "container": "container", "wsl": "WSL"}[chassis]),
+                       ("zh", {"vm": "虚拟机", "container": "容器", "wsl": "WSL"}[chassis])):
+        rec = advise(answers, machine, knowledge, lang, diagnose(machine, lang))
+        assert any(word in reason for reason in rec.reasons), rec.reasons
+    on_metal = advise(answers, load("desktop-1080ti"), knowledge, "en", ())
+    assert not any("virtual machine" in reason for reason in on_metal.reasons)
