@@ -228,7 +228,7 @@ def _answer_disagreements(answers: Answers, machine: Machine, draft: _Draft) -> 
         draft.add("said-no-nvidia-found", gpu=nvidia[0].name)
     if answers.form_factor in ("desktop", "laptop") and machine.chassis in ("vm", "container", "wsl"):
         # The advice is about the physical computer; this program only sees a guest inside it.
-        draft.add(f"runs-inside-{machine.chassis}", form=answers.form_factor)
+        draft.add(f"runs-inside-{machine.chassis}")
 
 
 # -------------------------------------------------------------------- this computer's GPU ---
