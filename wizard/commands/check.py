@@ -89,7 +89,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
 
     nv = machine.nvidia
     severity = "ok" if nv.status == "ok" else ("info" if nv.status == "no-library" else "warning")
-    line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{nv.status}")
+    line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{t(f'check.nvidia-status.{nv.status}', lang)}")
     if nv.driver_version:
         line(t("check.driver", lang, driver=nv.driver_version, cuda=unknown(nv.cuda_driver_version)), 4)
     if nv.message and nv.status != "ok":
@@ -120,13 +120,13 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     if torch is None:
         line(t("check.torch-not-checked", lang), 2)
     else:
-        summary = torch.status
+        summary = t(f"report.torch-status.{torch.status}", lang)
         if torch.version:
-            summary += f", {torch.version}"
+            summary += f"{t('check.comma', lang)}{torch.version}"
         if torch.build:
             summary += f" ({torch.build})"
         if torch.cuda_available is not None:
-            summary += f", cuda.is_available() = {torch.cuda_available}"
+            summary += f"{t('check.comma', lang)}cuda.is_available() = {torch.cuda_available}"
         line(summary, 2)
         for device in torch.devices:
             line(f"- {device.name}" + (f" (sm {device.capability})" if device.capability else ""), 4)
