@@ -343,3 +343,10 @@ def test_a_card_without_driver_or_catalog_entry_gets_a_build_with_its_kernels():
 def test_impossible_compute_capabilities_are_bad_arguments(value, capsys):
     assert main(["torch-command", "--compute-capability", value]) == 2
     assert value in capsys.readouterr().err
+
+
+def test_an_old_driver_is_told_which_update_unlocks_the_newest_build_for_its_gpu():
+    choice = choose_torch("linux", driver="470.1", compute_capabilities=["6.1"], python_version="3.11")
+    assert (choice.torch_version, choice.variant) == ("2.7.1", "cu118")
+    text = " ".join(choice.warnings)
+    assert "torch 2.14.1 with cu126" in text and "525.60.13" in text

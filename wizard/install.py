@@ -412,8 +412,16 @@ class _Context:
         newest_builds = self._cuda_builds(newest)
         covering = [b for b in newest_builds if self._covers(b)]
         if not covering:
-            notes.add("gpu-limits", newest=newest.version, gpus=self.gpus_text(), version=release.version,
-                      variant=build.variant.name)
+            # The newest build with this GPU's kernels may still be out of reach of this driver:
+            # name that build, and the driver update that unlocks it, not the one chosen here.
+            best = next(((r, b) for r in self.python_ok() for b in self._cuda_builds(r) if self._covers(b)),
+                        (release, build))
+            notes.add("gpu-limits", newest=newest.version, gpus=self.gpus_text(), version=best[0].version,
+                      variant=best[1].variant.name)
+            floor = best[1].variant.compat_floor(self.os)
+            if best[0].version != release.version and self.driver and floor:
+                notes.add("driver-limits", driver=self.driver, variant=build.variant.name,
+                          series=release.series, floor=floor, newest=best[0].version)
             return
         floors = sorted({b.variant.compat_floor(self.os) for b in covering if b.variant.compat_floor(self.os)},
                         key=driver_tuple)
