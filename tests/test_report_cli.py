@@ -173,3 +173,12 @@ def test_a_hostile_report_cannot_drive_the_terminal_or_the_spreadsheet(tmp_path,
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert ",=HYPERLINK" not in out and '"=HYPERLINK' not in out
+
+
+def test_roster_does_not_count_a_gpu_without_kernels_as_usable(tmp_path, capsys):
+    write_report(tmp_path, "ti.toml", machine="desktop-1080ti")
+    main(["report", "summarize", "--csv", str(tmp_path / "ti.toml")])
+    rows = capsys.readouterr().out.splitlines()
+    header, row = rows[0].split(","), rows[1].split(",")
+    values = dict(zip(header, row))
+    assert values["torch_gpu"] == "no" and values["ready"] == "no"

@@ -576,7 +576,10 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
     torch = machine.get("torch") or {}
     rec = report.get("recommendation", {})
     errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
-    torch_gpu = bool(torch.get("cuda_available") or torch.get("mps_available"))
+    # "Available" is not "usable": a build without the GPU's kernels is an error finding.
+    torch_broken = any(str(f.get("id", "")).startswith("torch-") and f.get("severity") == "error"
+                       for f in report.get("findings", []))
+    torch_gpu = bool(torch.get("cuda_available") or torch.get("mps_available")) and not torch_broken
     verdict = rec.get("verdict", "")
     if torch.get("status") == "ok":
         torch_text = f"{torch.get('version', '?')} ({torch.get('build', '?')})"
