@@ -11,7 +11,6 @@ import dataclasses
 import datetime as dt
 import errno
 import getpass
-import math
 import os
 import platform
 import re
@@ -27,7 +26,7 @@ from wizard import __version__
 from wizard.answers import answers_problems, answers_to_dict
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES, t
-from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict, type_name
+from wizard.probe.model import MachineFormatError, machine_from_dict, scalar_problem, to_dict, type_name
 
 SCHEMA = "gpu-wizard/report/1"
 SCHEMA_PREFIX = "gpu-wizard/report/"
@@ -521,19 +520,13 @@ def _check(table: dict, key: str, kind: type, problems: list[str], path: str = "
             problems.append(f"{key_path}: missing")
         return False
     value = table[key]
-    if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problems.append(f"{key_path}: expected a number, got {type_name(value)}")
-            return False
-        if not math.isfinite(value) or abs(value) > 1e15:
-            problems.append(f"{key_path}: number {value} is out of range")
-            return False
-        return True
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+    if kind in (bool, int, float, str):
+        problem = scalar_problem(kind, value, key_path)
+        if problem:
+            problems.append(problem)
+        return problem is None
+    if not isinstance(value, kind):
         problems.append(f"{key_path}: expected {_kind_name(kind)}, got {type_name(value)}")
-        return False
-    if kind is str and len(value) > 10_000:
-        problems.append(f"{key_path}: text is {len(value)} characters long (at most 10000)")
         return False
     return True
 
@@ -546,7 +539,7 @@ def _check_enum(table: dict, key: str, allowed: tuple[str, ...], path: str,
 
 
 def _kind_name(kind: type) -> str:
-    return {str: "text", bool: "true or false", list: "a list", dict: "a table"}.get(kind, kind.__name__)
+    return {list: "a list", dict: "a table"}.get(kind, kind.__name__)
 
 
 def _short(text: str) -> str:

@@ -233,30 +233,40 @@ def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
         return tuple(_convert(item_type, v, f"{path}[{i}]", problems) for i, v in enumerate(raw))
     if dataclasses.is_dataclass(tp):
         return _build(tp, raw, path, problems)
-    if tp is bool:
-        if not isinstance(raw, bool):
-            problems.append(f"{path}: expected true or false, got {type_name(raw)}")
-        return raw
-    if tp is int:
-        if isinstance(raw, bool) or not isinstance(raw, int):
-            problems.append(f"{path}: expected a whole number, got {type_name(raw)}")
-        elif not -(2**53) < raw < 2**53:
-            problems.append(f"{path}: number {raw} is out of range")
-        return raw
-    if tp is float:
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-            problems.append(f"{path}: expected a number, got {type_name(raw)}")
+    if tp in (bool, int, float, str):
+        problem = scalar_problem(tp, raw, path)
+        if problem:
+            problems.append(problem)
             return raw
-        if not math.isfinite(raw) or abs(raw) > 1e15:
-            problems.append(f"{path}: number {raw} is out of range")
-        return float(raw)
-    if tp is str:
-        if not isinstance(raw, str):
-            problems.append(f"{path}: expected text, got {type_name(raw)}")
-        elif len(raw) > 10_000:
-            problems.append(f"{path}: text is {len(raw)} characters long (at most 10000)")
-        return raw
+        return float(raw) if tp is float else raw
     raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module, not input
+
+
+def scalar_problem(kind: type, raw: Any, path: str) -> str | None:
+    """What is wrong with one TOML value that should be `kind` (bool/int/float/str), or None.
+
+    One set of rules for every file we read: no true/false where a number belongs, no
+    infinite or absurd numbers, no megabyte of text in one field.
+    """
+    if kind is bool:
+        return None if isinstance(raw, bool) else f"{path}: expected true or false, got {type_name(raw)}"
+    if kind in (int, float):
+        allowed = (int,) if kind is int else (int, float)
+        if isinstance(raw, bool) or not isinstance(raw, allowed):
+            expected = "a whole number" if kind is int else "a number"
+            return f"{path}: expected {expected}, got {type_name(raw)}"
+        limit = 2**53 if kind is int else 1e15
+        if (kind is float and not math.isfinite(raw)) or abs(raw) >= limit:
+            shown = str(raw) if len(str(raw)) <= 24 else str(raw)[:20] + "…"
+            return f"{path}: number {shown} is out of range"
+        return None
+    if kind is str:
+        if not isinstance(raw, str):
+            return f"{path}: expected text, got {type_name(raw)}"
+        if len(raw) > 10_000:
+            return f"{path}: text is {len(raw)} characters long (at most 10000)"
+        return None
+    raise TypeError(f"no scalar rule for {kind!r}")  # a bug in the caller, not input
 
 
 def type_name(raw: Any) -> str:
