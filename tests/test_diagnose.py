@@ -114,3 +114,10 @@ def test_findings_are_sorted_worst_first_and_translated():
     found = diagnose(machine, "zh")
     assert found[0].severity == "error"
     assert "nouveau" in found[0].title and any("显存" in f.title for f in found)
+
+
+def test_localizing_keeps_a_recorded_explanation_that_quotes_its_run():
+    timeout = NvidiaInfo(status="timeout", reason="timeout")
+    machine = _assemble(timeout, chassis="server")
+    machine = replace(machine, nvidia=replace(machine.nvidia, message="waited 8 s for the driver"))
+    assert localize(machine, "zh").nvidia.message == "waited 8 s for the driver"

@@ -13,6 +13,10 @@ from wizard.i18n import has, t
 from wizard.probe.model import Gpu, Machine, NvidiaInfo
 
 
+# Explanations that quote what happened in that run (seconds waited, the signal, the error).
+_RUNTIME_DETAIL = {"timeout", "nvml-timeout", "crashed", "nvml-error"}
+
+
 def refine_reason(
     info: NvidiaInfo,
     *,
@@ -65,8 +69,8 @@ def localize(machine: Machine, lang: str) -> Machine:
 
         machine = replace(machine, torch=replace(machine.torch, message=torch_message(machine.torch, lang)))
     info = machine.nvidia
-    if info.status != "ok" and not (info.reason and has(f"nvml.{info.reason}")):
-        return machine  # keep the recorded explanation: we cannot write a better one
+    if info.status != "ok" and (info.reason in _RUNTIME_DETAIL or not has(f"nvml.{info.reason}")):
+        return machine  # keep the recorded explanation: it holds details only that run knew
     text = message(info, lang, gpu_count=sum(1 for g in machine.gpus if g.source == "nvml"),
                    detail=info.message or "")
     return replace(machine, nvidia=replace(info, message=text))

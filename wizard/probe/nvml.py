@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import warnings
 from typing import Any
@@ -43,7 +44,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _error(exc: BaseException, pynvml: Any) -> dict[str, Any]:
+def _error(exc: BaseException) -> dict[str, Any]:
     code = getattr(exc, "value", None)
     status, reason = _STATUS_BY_CODE.get(code, ("error", "nvml-error"))
     return {"status": status, "reason": reason, "error_code": code, "error": _safe_str(exc)}
@@ -135,7 +136,7 @@ def collect(pynvml: Any, wsl_library: str | None = None) -> dict[str, Any]:
     try:
         _init(pynvml, wsl_library)
     except pynvml.NVMLError as exc:
-        return _error(exc, pynvml)
+        return _error(exc)
     except OSError as exc:
         return {"status": "no-library", "reason": "no-library", "error": str(exc)}
 
@@ -153,7 +154,7 @@ def collect(pynvml: Any, wsl_library: str | None = None) -> dict[str, Any]:
             try:
                 result["gpus"].append(_device(pynvml, index))
             except pynvml.NVMLError as exc:
-                result["gpu_errors"].append({"index": index, **_error(exc, pynvml)})
+                result["gpu_errors"].append({"index": index, **_error(exc)})
         if count == 0:
             result.update(status="no-device", reason="no-device")
         elif not result["gpus"]:
@@ -161,7 +162,7 @@ def collect(pynvml: Any, wsl_library: str | None = None) -> dict[str, Any]:
             first = result["gpu_errors"][0]
             result.update(status=first["status"], reason=first["reason"], error_code=first["error_code"])
     except pynvml.NVMLError as exc:
-        result.update(_error(exc, pynvml))
+        result.update(_error(exc))
     except Exception as exc:  # a broken binding must not take the probe down
         result.update(status="error", reason="nvml-error", error=_safe_str(exc))
     finally:
@@ -238,8 +239,6 @@ def to_model(data: dict[str, Any]) -> tuple[NvidiaInfo, tuple[Gpu, ...]]:
 
 def is_laptop_name(name: str) -> bool | None:
     """NVIDIA mobile parts say so from RTX 30 / T-series on; older ones often do not (→ None)."""
-    import re
-
     if re.search(r"Laptop GPU|Max-Q|Mobile|\b\d{3,4}M\b|\bMX\s?\d{3}\b", name):
         return True
     return None
