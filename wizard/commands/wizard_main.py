@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def run(args: argparse.Namespace) -> int:
@@ -11,10 +10,6 @@ def run(args: argparse.Namespace) -> int:
         from wizard.commands.headless import run_headless
 
         return run_headless(args)
-    try:
-        from wizard.app import run_app
-    except ImportError:
-        print("gpu-wizard: the interactive wizard is not part of this build yet; "
-              "run `gpu-wizard check` for a diagnosis.", file=sys.stderr)
-        return 2
+    from wizard.app import run_app  # Textual loads only here, never for the other commands
+
     return run_app(args)
