@@ -121,3 +121,21 @@ def test_localizing_keeps_a_recorded_explanation_that_quotes_its_run():
     machine = _assemble(timeout, chassis="server")
     machine = replace(machine, nvidia=replace(machine.nvidia, message="waited 8 s for the driver"))
     assert localize(machine, "zh").nvidia.message == "waited 8 s for the driver"
+
+
+@pytest.mark.parametrize("system, module_name", [("Windows", "windows"), ("Darwin", "macos")])
+def test_hardware_probe_uses_the_os_tools_off_linux(monkeypatch, system, module_name):
+    import importlib
+    import platform
+
+    from wizard.probe import gather
+
+    module = importlib.import_module(f"wizard.probe.{module_name}")
+    gpu = Gpu(vendor="nvidia", name="NVIDIA GeForce RTX 4060 Laptop GPU", source="wmi")
+    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(module, "probe_gpus", lambda timeout: ((gpu,), ProbeNote(f"{module_name}-gpus", "ok")))
+    monkeypatch.setattr(module, "probe_chassis",
+                        lambda timeout: ("laptop", ("chassis type 10",), ProbeNote(f"{module_name}-chassis", "ok")))
+    result = gather.probe_hardware()
+    assert result.gpus == (gpu,) and result.chassis == "laptop"
+    assert [n.name for n in result.notes] == [f"{module_name}-gpus", f"{module_name}-chassis"]

@@ -69,11 +69,11 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
     """GPUs seen without NVML (PCI / WMI / system_profiler) and the chassis, for this OS."""
     start = time.monotonic()
     system = platform.system()
-    if system == "Windows" or system == "Darwin":
-        module = _platform_module(system)
-        if module is None:
-            note = ProbeNote("hardware", "unavailable", 0.0, f"no hardware probe for {system} in this build")
-            return HardwareResult((), "unknown", (), (note,))
+    if system in ("Windows", "Darwin"):
+        if system == "Windows":
+            from wizard.probe import windows as module
+        else:
+            from wizard.probe import macos as module
         with ThreadPoolExecutor(max_workers=2) as pool:
             gpus_future = pool.submit(module.probe_gpus, timeout)
             chassis_future = pool.submit(module.probe_chassis, timeout)
@@ -89,17 +89,6 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
     detail = ("ignored: " + "; ".join(skipped)) if skipped else None
     notes = (ProbeNote("pci", "ok", seconds, detail), ProbeNote("chassis", "ok", seconds))
     return HardwareResult(gpus, kind, evidence, notes, nvidia_files.loaded_module())
-
-
-def _platform_module(system: str):
-    try:
-        if system == "Windows":
-            from wizard.probe import windows as module
-        else:
-            from wizard.probe import macos as module
-    except ImportError:
-        return None
-    return module
 
 
 def merge_gpus(nvml_gpus: tuple[Gpu, ...], other: tuple[Gpu, ...]) -> tuple[Gpu, ...]:
