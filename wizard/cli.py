@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sys
 
-from wizard import __version__
+from wizard import __version__, signals
 
 # name → module; the order is the order of `--help`.
 COMMANDS = {
@@ -67,17 +67,37 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    signals.install()
+    args = None
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         module = getattr(args, "_module", None)
         if module is not None:
             return module.run(args)
         from wizard.commands import wizard_main
 
         return wizard_main.run(args)
-    except KeyboardInterrupt:
-        print("gpu-wizard: interrupted; nothing was saved.", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl+C, SIGTERM, SIGHUP (wizard.signals)
+        return _interrupted(exc, getattr(args, "lang", None))
     except BrokenPipeError:
         return 0
+
+
+def _interrupted(exc: KeyboardInterrupt, lang: str | None) -> int:
+    from wizard.i18n import language_from_env, t
+    from wizard.textout import safe
+
+    runner = sys.modules.get("wizard.probe.runner")
+    if runner is not None:
+        runner.kill_running()  # probes in their own process groups did not get the signal
+    report = sys.modules.get("wizard.report")
+    saved = list(getattr(report, "SAVED", []))
+    lang = lang or language_from_env()
+    text = (t("ui.exit.interrupted_saved", lang, path=saved[-1]) if saved
+            else t("ui.exit.interrupted", lang))
+    try:
+        print(safe(text, sys.stderr), file=sys.stderr)
+    except (OSError, ValueError):  # the terminal is gone (SIGHUP)
+        pass
+    return signals.exit_code(exc)

@@ -27,10 +27,12 @@ from wizard.answers import answers_problems, answers_to_dict
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES, t
 from wizard.probe.model import MachineFormatError, machine_from_dict, scalar_problem, to_dict, type_name
+from wizard.signals import deferred
 
 SCHEMA = "gpu-wizard/report/1"
 SCHEMA_PREFIX = "gpu-wizard/report/"
 MAX_REPORT_BYTES = 1_000_000
+SAVED: list[Path] = []   # reports this process has written, for the message after Ctrl+C
 VERDICTS = (
     "use-current-gpu", "fix-setup", "use-free-cloud", "rent-cloud",
     "upgrade-desktop", "buy-desktop", "buy-laptop", "no-gpu-needed",
@@ -292,28 +294,32 @@ def save_report(report: dict[str, Any], path: Path | str, overwrite: bool = Fals
         raise ReportExistsError(path)
     if not folder.is_dir():
         raise ReportSaveError(path, "report.error.no-folder", folder=folder)
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise _save_error(path, exc, folder) from exc
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _publish_without_overwrite(tmp, path)
-    except ReportError:
-        raise
-    except OSError as exc:
-        raise _save_error(path, exc, folder) from exc
-    finally:
-        if tmp.exists():
-            tmp.unlink(missing_ok=True)
+    # From the temp file's creation to its removal a signal waits: an interrupted save leaves
+    # either the whole report or nothing, never a stray ".tmp".
+    with deferred():
+        try:
+            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        except OSError as exc:
+            raise _save_error(path, exc, folder) from exc
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, 0o644 & ~_umask())
+            if overwrite:
+                os.replace(tmp, path)
+            else:
+                _publish_without_overwrite(tmp, path)
+        except ReportError:
+            raise
+        except OSError as exc:
+            raise _save_error(path, exc, folder) from exc
+        finally:
+            if tmp.exists():
+                tmp.unlink(missing_ok=True)
+        SAVED.append(path)
     return path
 
 

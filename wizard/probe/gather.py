@@ -17,7 +17,7 @@ from pathlib import Path
 
 from wizard.probe import explain, nvml, torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
-from wizard.probe.runner import python_child_env, run_bounded
+from wizard.probe.runner import kill_running, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
 
 NVML_TIMEOUT = 8.0
@@ -179,13 +179,22 @@ def gather(
     # torch is the slowest probe (seconds of import): start it first, join it last.
     torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
-        nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
-        hardware_future = pool.submit(probe_hardware)
-        facts = probe_system(report_dir(report_path))
-        hardware = hardware_future.result()
-        nvidia = nvidia_future.result()
+        try:
+            nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
+            hardware_future = pool.submit(probe_hardware)
+            facts = probe_system(report_dir(report_path))
+            hardware = hardware_future.result()
+            nvidia = nvidia_future.result()
+        except BaseException:
+            # Ctrl+C: end the children now, or leaving this block waits out their timeouts.
+            kill_running()
+            raise
     torch_info, bench, torch_notes = None, None, ()
     if torch_job is not None:
-        torch_info, bench, torch_note = torch_job.result()
+        try:
+            torch_info, bench, torch_note = torch_job.result()
+        except BaseException:
+            kill_running()
+            raise
         torch_notes = (torch_note,)
     return assemble(facts, nvidia, hardware, lang, torch_info, bench, torch_notes)

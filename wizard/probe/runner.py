@@ -9,14 +9,22 @@ within a second the child is abandoned: the caller always gets an answer.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
 _GRACE_SECONDS = 1.0
+
+# Children still running. They live in their own process groups, so a Ctrl+C in the terminal
+# does not reach them: whoever stops early (an interrupt, the wizard quitting mid-probe) kills
+# them here, or a hung NVML child would outlive the wizard.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ def run_bounded(
     except OSError as exc:
         return RunResult("error", detail=f"{argv[0]} could not start: {exc.strerror or exc}")
 
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -76,6 +86,12 @@ def run_bounded(
             seconds=time.monotonic() - start,
             detail=f"no answer within {timeout:g} s",
         )
+    except BaseException:  # interrupted (Ctrl+C, SIGTERM): take the child down too
+        _kill_group(proc)
+        raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     seconds = time.monotonic() - start
     stdout = out.decode("utf-8", errors="replace")
     stderr = err.decode("utf-8", errors="replace")
@@ -83,6 +99,19 @@ def run_bounded(
         sig = _signal_name(-proc.returncode)
         return RunResult("crashed", proc.returncode, stdout, stderr, seconds, f"killed by {sig}")
     return RunResult("ok", proc.returncode, stdout, stderr, seconds)
+
+
+def kill_running() -> int:
+    """Kill every child still running (and its process group); how many there were."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE)
+    for proc in procs:
+        if proc.poll() is None:
+            _kill_group(proc)
+    return len(procs)
+
+
+atexit.register(kill_running)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
