@@ -84,6 +84,9 @@ class ResultScreen(StepScreen):
             Static(self.text(t(f"guide.verdicts.{rec.verdict}", lang)), id="verdict"),
             Static(self.text(rec.headline), id="headline"),
         ]
+        recorded = self._recorded_advice(rec)
+        if recorded:
+            widgets.append(Static(self.text(recorded), id="recorded-advice", classes="muted"))
         if rec.reasons:
             widgets.append(Static(self.text(ui("result.why", lang)), classes="section"))
             widgets.append(Bullets([("•", r) for r in rec.reasons], id="reasons",
@@ -100,6 +103,16 @@ class ResultScreen(StepScreen):
         table = self.query("#picks")
         if table:
             self._fill_table(table.first(DataTable), rec, knowledge)
+
+    def _recorded_advice(self, rec: Any) -> str | None:
+        """In a replay, what the student was told, when today's data or changed answers
+        now say something else (the TA should know which one the student read)."""
+        replay = self.wizard.replay
+        if replay is None or not replay.verdict:
+            return None
+        if replay.verdict == rec.verdict:
+            return ui("replay.recorded_advice_same", self.lang)
+        return ui("replay.recorded_advice", self.lang, headline=replay.headline or replay.verdict)
 
     def _picks(self, rec: Any, knowledge: Any) -> list[Any]:
         lang = self.lang

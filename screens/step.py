@@ -126,6 +126,9 @@ class StepScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self.line(self.title_text()), id="step-title")
+        banner = self.replay_banner()
+        if banner:
+            yield Static(self.text(banner), id="replay-banner")
         with VerticalScroll(id="body", can_focus=not self.PAGES):
             if self.PAGES:
                 with VerticalScroll(id="guide", can_focus=True):
@@ -142,7 +145,8 @@ class StepScreen(Screen):
 
     def on_mount(self) -> None:
         panel = self.query_one("#checks", CheckPanel)
-        panel.border_title = ui(self.PANEL_TITLE, self.lang)
+        recorded = self.wizard.replay is not None and self.PANEL_TITLE == StepScreen.PANEL_TITLE
+        panel.border_title = ui("panel.title_recorded" if recorded else self.PANEL_TITLE, self.lang)
         if self.wizard.ascii_marks:
             self.add_class("-ascii")
         if not self.PAGES:
@@ -183,6 +187,18 @@ class StepScreen(Screen):
                         total=len(QUESTIONS))
             return f"{app_name} · {counter} · {title}"
         return f"{app_name} · {title}"
+
+    def replay_banner(self) -> str | None:
+        """One line on every step of a replay: whose machine this is, so nobody mistakes it."""
+        replay = self.wizard.replay
+        if replay is None:
+            return None
+        name = replay.path.name
+        if not replay.is_report:
+            return ui("replay.banner_machine", self.lang, file=name)
+        if replay.created:
+            return ui("replay.banner_dated", self.lang, file=name, created=replay.created)
+        return ui("replay.banner", self.lang, file=name)
 
     def step_title(self) -> str:
         return t(f"guide.steps.{self.STEP}", self.lang)

@@ -144,6 +144,8 @@ class WizardApp(App[int]):
         home: Path | None = None,
         torch_chooser: Callable[[Any, str], Any] | None = None,
         ascii_marks: bool = False,
+        handle_signals: bool = False,
+        replay: Any = None,
     ) -> None:
         super().__init__()
         self.lang = lang
@@ -156,7 +158,12 @@ class WizardApp(App[int]):
         self.home = home
         self.torch_chooser = torch_chooser or install_chooser()
         self.ascii_marks = ascii_marks
-        self.session = Session()
+        self.handle_signals = handle_signals
+        self.interrupted_by: int | None = None   # the signal that ended the wizard, if one did
+        # A recorded machine (wizard.machine_file.Recording): every step says so, and a saved
+        # report's answers start out as the student gave them.
+        self.replay = replay
+        self.session = replay_session(replay)
         self.step_index = 0
         self.saved_path: Path | None = None
         self._outcome: tuple[tuple, Outcome] | None = None
@@ -223,6 +230,31 @@ class WizardApp(App[int]):
         # Steps replace each other with switch_screen, which needs a pushed screen below it:
         # the App's default screen stays underneath, empty.
         self.push_screen(self.make_step(self.step_index))
+        if self.handle_signals:
+            self._handle_signals()
+        for problem in getattr(self.replay, "answers_problems", ()):
+            self.notify(t("ui.replay.answers_ignored", self.lang, problem=problem),
+                        severity="warning", timeout=10)
+
+    def _handle_signals(self) -> None:
+        """`kill`, Ctrl+C from outside and a dropped SSH session close the wizard the way
+        Ctrl+Q does (terminal restored, nothing half-saved). Textual leaves SIGTERM and SIGHUP
+        to Python, which would die with the terminal still in raw mode on the alternate screen.
+        On the event loop a signal waits for the handler that is running: a save finishes."""
+        import asyncio
+
+        from wizard.signals import HANDLED
+
+        loop = asyncio.get_running_loop()
+        for signum in HANDLED:
+            try:
+                loop.add_signal_handler(signum, self._signalled, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # Windows; not main thread
+                pass
+
+    def _signalled(self, signum: int) -> None:
+        self.interrupted_by = signum
+        self.exit(return_code=128 + signum)
 
     def screen_shown(self) -> None:
         """A step has been painted. The first time, start the probes: started earlier, their
@@ -348,6 +380,21 @@ class WizardApp(App[int]):
 
 # ---------------------------------------------------------------------- construction ---
 
+# The answers each step sets, as Session.touched names them.
+_QUESTION_ANSWERS = frozenset({"need_gpu", "has_nvidia", "form_factor", "budget", "goal"})
+
+
+def replay_session(replay: Any) -> Session:
+    """The session a replay starts with: the report's answers, given (not detected)."""
+    answers = getattr(replay, "answers", None)
+    if answers is None:
+        return Session()
+    amount = answers.budget_amount
+    budget_text = "" if amount is None else f"{amount:g}" if isinstance(amount, float) else str(amount)
+    return Session(answers=answers, touched=_QUESTION_ANSWERS, budget_text=budget_text,
+                   currency_choice=answers.budget_currency)
+
+
 def live_probes(lang: str, python: str | None = None, report_path: Path | None = None,
                 benchmark: bool = True) -> Probes:
     """The real probes of this machine, each bounded in time by the probe itself."""
@@ -390,9 +437,17 @@ def make_app(
     home: Path | None = None,
     torch_chooser: Callable[[Any, str], Any] | None = None,
     ascii_marks: bool | None = None,
+    handle_signals: bool = False,
+    replay: Any = None,
 ) -> WizardApp:
-    """The wizard for a recorded `machine`, injected `probes`, or (neither) this machine."""
+    """The wizard for a recorded `machine`, injected `probes`, or (neither) this machine.
+
+    `replay` (a wizard.machine_file.Recording) replays a saved report: its machine, answers
+    pre-filled, and a banner on every step.
+    """
     report = Path(report_path) if report_path is not None else None
+    if replay is not None:
+        machine = replay.machine
     if machine is not None:
         live, probes = from_machine(machine), None
     else:
@@ -400,36 +455,52 @@ def make_app(
         probes = probes or live_probes(lang, python, report, benchmark)
     return WizardApp(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
                      home=home, torch_chooser=torch_chooser or install_chooser(python),
-                     ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks)
+                     ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,
+                     handle_signals=handle_signals, replay=replay)
 
 
 def run_app(args: argparse.Namespace) -> int:
     """`gpu-wizard` with no subcommand: run the wizard; print where the report went."""
-    lang = getattr(args, "lang", None) or language_from_env()
-    machine = None
+    lang = getattr(args, "lang", None)
+    replay = None
     if getattr(args, "machine", None):
-        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.knowledge import KnowledgeError, load_knowledge
+        from wizard.machine_file import MachineFileError, load_recording
 
         try:
-            machine = load_machine(args.machine)
-        except MachineFileError as exc:
+            replay = load_recording(args.machine, load_knowledge(), lang or language_from_env())
+        except (MachineFileError, KnowledgeError) as exc:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
-    app = make_app(lang, machine=machine, report_path=getattr(args, "report", None),
+        # A TA replaying a report sees it in the language the student saw (F2 switches).
+        lang = lang or replay.language
+        for problem in replay.answers_problems:
+            print(t("ui.replay.answers_ignored", lang or language_from_env(), problem=problem),
+                  file=sys.stderr)
+    lang = lang or language_from_env()
+    app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
                    python=getattr(args, "python", None),
-                   redact=not getattr(args, "no_redact", False))
+                   redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()
     from wizard.textout import safe
 
-    sys.stdout.write(safe(exit_summary(app)))
+    try:
+        sys.stdout.write(safe(exit_summary(app)))
+        sys.stdout.flush()
+    except OSError:  # the terminal is gone (SIGHUP from a dropped SSH session)
+        pass
     return app.return_code or 0
 
 
 def exit_summary(app: WizardApp) -> str:
     """What stays in the terminal after the wizard closes: the file, and the torch command."""
     lang = app.lang
-    lines = [t("ui.exit.saved", lang, path=app.saved_path) if app.saved_path is not None
-             else t("ui.exit.not_saved", lang)]
+    if app.interrupted_by is not None:
+        lines = [t("ui.exit.interrupted_saved", lang, path=app.saved_path) if app.saved_path
+                 else t("ui.exit.interrupted", lang)]
+    else:
+        lines = [t("ui.exit.saved", lang, path=app.saved_path) if app.saved_path is not None
+                 else t("ui.exit.not_saved", lang)]
     # The command is worth keeping in the scrollback once the user has seen it.
     if app.step_index >= STEPS.index("result"):
         outcome = app.outcome()

@@ -1,8 +1,15 @@
-"""Read a recorded machine (`--machine FILE`): a saved report or a fixture with `[machine]`."""
+"""Read a recorded machine (`--machine FILE`): a saved report or a fixture with `[machine]`.
+
+A saved report also holds the student's answers and what they were told; the wizard replays
+those (`Recording`) so a TA sees what the student saw.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from wizard.probe.model import Machine, MachineFormatError, machine_from_dict
 from wizard.report import ReportReadError, read_toml
@@ -14,17 +21,78 @@ class MachineFileError(Exception):
     """One line for the user: the file and what is wrong with it."""
 
 
+@dataclass(frozen=True)
+class Recording:
+    """What a `--machine` file holds beyond the machine: the basis of a replay."""
+
+    path: Path
+    machine: Machine
+    answers: Any = None               # wizard.answers.Answers, when the file has usable answers
+    answers_problems: tuple[str, ...] = ()   # why the file's answers were not used
+    language: str | None = None       # the report's language
+    created: str | None = None        # when the report was saved, "2026-11-30 12:00 UTC"
+    verdict: str | None = None        # what the student was told
+    headline: str | None = None
+
+    @property
+    def is_report(self) -> bool:
+        return self.answers is not None or bool(self.answers_problems)
+
+
 def load_machine(path: str | Path, lang: str = "en") -> Machine:
+    return _machine(Path(path), _read(Path(path), lang))
+
+
+def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") -> Recording:
+    """The machine and, for a saved report, its answers, language, date and verdict.
+
+    Answers that do not validate (a hand-edited report, a goal that no longer exists) are left
+    out with the reasons, so the machine can still be replayed; a bad machine is an error.
+    """
+    from wizard.answers import AnswersError, parse_answers
+
     path = Path(path)
+    data = _read(path, lang)
+    machine = _machine(path, data)
+    answers, problems = None, ()
+    if "answers" in data:
+        try:
+            answers = parse_answers(data["answers"], str(path), knowledge)
+        except AnswersError as exc:
+            problems = tuple(exc.problems)
+    rec = data.get("recommendation") if isinstance(data.get("recommendation"), dict) else {}
+    language = data.get("language") if data.get("language") in ("en", "zh") else None
+    return Recording(path, machine, answers, problems, language, _created(data.get("created")),
+                     _text(rec.get("verdict")), _text(rec.get("headline")))
+
+
+def _read(path: Path, lang: str) -> dict[str, Any]:
     try:
         data = read_toml(path, MAX_BYTES)
     except ReportReadError as exc:
         raise MachineFileError(exc.message(lang)) from None
     if "machine" not in data:
         raise MachineFileError(f"{path}: has no [machine] table (expected a gpu-wizard report or recorded machine)")
+    return data
+
+
+def _machine(path: Path, data: dict[str, Any]) -> Machine:
     try:
         return machine_from_dict(data["machine"])
     except MachineFormatError as exc:
         shown = "; ".join(exc.problems[:5])
         more = f" (and {len(exc.problems) - 5} more)" if len(exc.problems) > 5 else ""
         raise MachineFileError(f"{path}: {shown}{more}") from None
+
+
+def _created(value: Any) -> str | None:
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc)
+            return value.strftime("%Y-%m-%d %H:%M UTC")
+        return value.strftime("%Y-%m-%d %H:%M")
+    return None
+
+
+def _text(value: Any) -> str | None:
+    return value[:500] if isinstance(value, str) and value.strip() else None

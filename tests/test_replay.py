@@ -1,0 +1,155 @@
+"""Replay: `gpu-wizard --machine REPORT` shows a TA what the student saw.
+
+The student's report is produced the way a student produces it (the headless run on a recorded
+machine); the TA's wizard is then driven with Pilot, and the CLI end is checked in a process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_cli
+from tests.test_app_flow import answer, at_step, shown, until
+from wizard.app import make_app
+from wizard.i18n import t
+from wizard.knowledge import load_knowledge
+from wizard.machine_file import MachineFileError, load_recording
+
+MACHINES = Path(__file__).parent / "machines"
+
+STUDENT_ANSWERS = """
+[answers]
+need_gpu = "yes"
+has_nvidia = "yes"
+form_factor = "laptop"
+budget_amount = 5000
+budget_currency = "CNY"
+goal = "kaggle"
+"""
+
+
+@pytest.fixture
+def student_report(tmp_path) -> Path:
+    answers = tmp_path / "answers.toml"
+    answers.write_text(STUDENT_ANSWERS, encoding="utf-8")
+    out = tmp_path / "student.toml"
+    done = run_cli("--answers", str(answers), "--machine", str(MACHINES / "laptop-4060.toml"),
+                   "--report", str(out), "--lang", "zh")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def recording(path: Path):
+    return load_recording(path, load_knowledge())
+
+
+def test_a_report_gives_machine_answers_language_date_and_verdict(student_report):
+    rec = recording(student_report)
+    data = tomllib.loads(student_report.read_text(encoding="utf-8"))
+    assert rec.is_report
+    assert rec.language == "zh"
+    assert rec.answers.goal == "kaggle" and rec.answers.budget_amount == 5000
+    assert rec.answers.budget_currency == "CNY" and rec.answers.form_factor == "laptop"
+    assert rec.verdict == data["recommendation"]["verdict"]
+    assert rec.headline == data["recommendation"]["headline"]
+    assert rec.created and rec.created.endswith("UTC")
+    assert rec.machine.gpus[0].name == "NVIDIA GeForce RTX 4060 Laptop GPU"
+
+
+def test_a_fixture_without_answers_is_a_recorded_machine_not_a_report():
+    rec = recording(MACHINES / "vm-no-gpu.toml")
+    assert not rec.is_report and rec.answers is None and rec.verdict is None
+
+
+def test_bad_answers_are_set_aside_with_reasons_and_the_machine_still_loads(student_report):
+    text = student_report.read_text(encoding="utf-8").replace('goal = "kaggle"', 'goal = "mining"')
+    student_report.write_text(text, encoding="utf-8")
+    rec = recording(student_report)
+    assert rec.answers is None and rec.is_report
+    assert any("answers.goal" in p and "mining" in p for p in rec.answers_problems)
+    assert rec.machine.gpus
+
+
+def test_a_report_without_a_machine_is_an_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('schema = "gpu-wizard/report/1"\n[answers]\ngoal = "kaggle"\n', encoding="utf-8")
+    with pytest.raises(MachineFileError, match="no \\[machine\\]"):
+        recording(bad)
+
+
+async def test_replay_prefills_every_answer_and_marks_every_step(student_report, tmp_path):
+    rec = recording(student_report)
+    app = make_app("zh", replay=rec, report_path=tmp_path / "ta.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        steps_seen = []
+        await at_step(pilot, "welcome")
+        for step in ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal"):
+            await at_step(pilot, step)
+            banner = shown(app.screen.query_one("#replay-banner"))
+            assert "student.toml" in banner and "回放" in banner
+            panel = app.screen.query_one("#checks")
+            assert panel.border_title == t("ui.panel.title_recorded", "zh")
+            if step == "budget":
+                assert app.screen.query_one("#amount").value == "5000"
+            steps_seen.append(step)
+            await pilot.press("ctrl+n")   # accept what is shown: the student's answer
+        await at_step(pilot, "result")
+        assert "student.toml" in shown(app.screen.query_one("#replay-banner"))
+        await until(pilot, lambda: app.screen.query("#recorded-advice"), what="recorded advice")
+        assert shown(app.screen.query_one("#recorded-advice")) == "".join(
+            t("ui.replay.recorded_advice_same", "zh").split())
+    assert app.session.answers == rec.answers
+    assert app.outcome().recommendation.verdict == rec.verdict
+
+
+async def test_replay_shows_what_the_student_was_told_when_the_advice_now_differs(student_report):
+    rec = recording(student_report)
+    app = make_app("en", replay=rec)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        await pilot.press("enter")
+        await answer(pilot, "need_gpu", "no")   # the TA tries another answer
+        for step in ("has_nvidia", "form_factor", "budget", "goal"):
+            await at_step(pilot, step)
+            await pilot.press("ctrl+n")
+        await at_step(pilot, "result")
+        await until(pilot, lambda: app.screen.query("#recorded-advice"), what="recorded advice")
+        note = shown(app.screen.query_one("#recorded-advice"))
+    assert app.outcome().recommendation.verdict != rec.verdict
+    assert "".join(rec.headline.split()) in note
+
+
+async def test_a_plain_recorded_machine_is_marked_but_asks_the_questions():
+    rec = recording(MACHINES / "vm-no-gpu.toml")
+    app = make_app("en", replay=rec)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        banner = shown(app.screen.query_one("#replay-banner"))
+        await pilot.press("enter")
+        await at_step(pilot, "need_gpu")
+    assert "RECORDED" in banner and "vm-no-gpu.toml" in banner
+    assert app.session.touched == frozenset()
+
+
+async def test_the_live_wizard_has_no_replay_banner():
+    from tests.test_app_flow import machine
+
+    app = make_app("en", machine=machine("laptop-4060"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        assert not app.screen.query("#replay-banner")
+        assert app.screen.query_one("#checks").border_title == t("ui.panel.title", "en")
+
+
+def test_the_cli_refuses_a_broken_replay_file_in_one_line(tmp_path):
+    bad = tmp_path / "broken.toml"
+    bad.write_text("schema = [unclosed\n", encoding="utf-8")
+    done = run_cli("--machine", str(bad))
+    assert done.returncode == 2
+    assert "broken.toml" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
