@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
-from wizard.content import content_dir
+from wizard.content import ContentError, content_dir, read_page
 from wizard.i18n import t
 
 from screens.markdown_lite import Wrapped
@@ -46,10 +46,11 @@ def guide_page(lang: str, *pages: str) -> str:
     texts = []
     for index, page in enumerate(pages):
         for folder in (lang, "en"):
-            path = Path(content_dir()) / folder / f"{page}.md"
             try:
-                text = path.read_text(encoding="utf-8")
-            except OSError:
+                text = read_page(Path(content_dir()) / folder / f"{page}.md")
+            except ContentError:  # damaged: the English page instead; the App warns once
+                text = None
+            if text is None:
                 continue
             if index == 0:
                 # The title bar already names the step; the H1 would repeat it.

@@ -55,6 +55,19 @@ class Outcome:
     recommendation: Any
 
 
+class ContentChecked(Message):
+    """The installation's content files were read: `fatal` when the wizard cannot go on."""
+
+    def __init__(self, fatal: Exception | None, damaged: tuple[str, ...]) -> None:
+        super().__init__()
+        self.fatal = fatal
+        self.damaged = damaged
+
+
+# Steps that read the data files (currencies, goals, the catalog): they wait for the check.
+_NEEDS_DATA = frozenset({"budget", "goal", "result", "save"})
+
+
 class ProbeFinished(Message):
     """A probe thread has a result (`result`) or failed (`error`: why, in one line)."""
 
@@ -169,6 +182,8 @@ class WizardApp(App[int]):
         self._outcome: tuple[tuple, Outcome] | None = None
         self._live_version = 0   # bumped on every probe result; part of the outcome's cache key
         self._probes_started = False
+        self._content_ready = threading.Event()
+        self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
         self.first_shown_at: float | None = None
         self.title = t("guide.app_title", lang)
 
@@ -196,6 +211,12 @@ class WizardApp(App[int]):
 
     def goto(self, index: int) -> None:
         index = max(0, min(len(STEPS) - 1, index))
+        if STEPS[index] in _NEEDS_DATA and not self._content_ready.is_set():
+            # Only a user faster than the check gets here (it takes ~0.1 s): wait for it.
+            self._content_ready.wait(10)
+        if self.content_fatal:
+            self.exit(return_code=2)
+            return
         self.step_index = index
         self.switch_screen(self.make_step(index))
 
@@ -264,6 +285,39 @@ class WizardApp(App[int]):
             self._probes_started = True
             self.first_shown_at = time.time()   # for benchmarks/tui_bench.py
             self.call_later(self.start_probes)
+            threading.Thread(target=self._check_content, daemon=True, name="content-check").start()
+
+    def _check_content(self) -> None:
+        """Read every data and strings file now, not when a step first needs one: a damaged
+        installation then ends with a sentence naming the file, not a crash at step 4."""
+        fatal = None
+        try:
+            from wizard.content import ContentError, check_installation
+            from wizard.torch_matrix import load_matrix
+
+            damaged = tuple(str(problem) for problem in check_installation())
+            try:
+                self.knowledge
+                load_matrix()
+            except ContentError as exc:
+                fatal = exc
+        except Exception as exc:  # the check itself must not take the wizard down
+            from wizard.content import ContentError
+
+            fatal, damaged = ContentError("content/", f"{type(exc).__name__}: {exc}"), ()
+        self._content_ready.set()
+        try:
+            self.post_message(ContentChecked(fatal, damaged))
+        except RuntimeError:  # the App has closed meanwhile
+            pass
+
+    def on_content_checked(self, message: ContentChecked) -> None:
+        if message.fatal:
+            self.content_fatal = message.fatal
+            self.exit(return_code=2)
+        elif message.damaged:
+            self.notify("\n".join(message.damaged), title=t("ui.damaged_title", self.lang),
+                        severity="warning", timeout=15)
 
     def start_probes(self) -> None:
         if self.probes is None:
@@ -483,6 +537,9 @@ def run_app(args: argparse.Namespace) -> int:
                    redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()
     from wizard.textout import safe
+
+    if app.content_fatal is not None:
+        raise app.content_fatal  # main() says it in one line, the way every command does
 
     try:
         sys.stdout.write(safe(exit_summary(app)))

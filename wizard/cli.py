@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from wizard import __version__, signals
+from wizard.content import DAMAGED, ContentError
 
 # name → module; the order is the order of `--help`.
 COMMANDS = {
@@ -68,25 +69,64 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     signals.install()
+    DAMAGED.clear()  # what this run finds; main() runs more than once only inside tests
     args = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         module = getattr(args, "_module", None)
         if module is not None:
-            return module.run(args)
-        from wizard.commands import wizard_main
+            status = module.run(args)
+        else:
+            from wizard.commands import wizard_main
 
-        return wizard_main.run(args)
+            status = wizard_main.run(args)
     except KeyboardInterrupt as exc:  # Ctrl+C, SIGTERM, SIGHUP (wizard.signals)
         return _interrupted(exc, getattr(args, "lang", None))
     except BrokenPipeError:
         return 0
+    except ContentError as exc:  # a data file this command cannot do without
+        _say(_DAMAGED_TEXT[_lang(args)]["fatal"].format(error=exc))
+        return 2
+    _warn_damaged(_lang(args))
+    return status
+
+
+# Not in content/: these sentences report that content/ is damaged.
+_DAMAGED_TEXT = {
+    "en": {"fatal": "gpu-wizard: this installation is damaged: {error}. "
+                    "Reinstall gpu-wizard the way you installed it.",
+           "warning": "gpu-wizard: warning: {name}: {reason}; some text may be missing. "
+                      "Reinstall gpu-wizard the way you installed it."},
+    "zh": {"fatal": "gpu-wizard：安装文件已损坏：{error}。请按原来的方式重新安装 gpu-wizard。",
+           "warning": "gpu-wizard：警告：{name}：{reason}；部分文字可能缺失。请按原来的方式重新安装 gpu-wizard。"},
+}
+
+
+def _lang(args: argparse.Namespace | None) -> str:
+    from wizard.i18n import language_from_env
+
+    lang = getattr(args, "lang", None) or language_from_env()
+    return lang if lang in _DAMAGED_TEXT else "en"
+
+
+def _warn_damaged(lang: str) -> None:
+    """Files that were damaged but not needed to finish: the output may lack some text."""
+    for name, reason in DAMAGED.items():
+        _say(_DAMAGED_TEXT[lang]["warning"].format(name=name, reason=reason))
+
+
+def _say(text: str) -> None:
+    from wizard.textout import safe
+
+    try:
+        print(safe(text, sys.stderr), file=sys.stderr)
+    except (OSError, ValueError):  # the terminal is gone
+        pass
 
 
 def _interrupted(exc: KeyboardInterrupt, lang: str | None) -> int:
     from wizard.i18n import language_from_env, t
-    from wizard.textout import safe
 
     runner = sys.modules.get("wizard.probe.runner")
     if runner is not None:
@@ -96,8 +136,5 @@ def _interrupted(exc: KeyboardInterrupt, lang: str | None) -> int:
     lang = lang or language_from_env()
     text = (t("ui.exit.interrupted_saved", lang, path=saved[-1]) if saved
             else t("ui.exit.interrupted", lang))
-    try:
-        print(safe(text, sys.stderr), file=sys.stderr)
-    except (OSError, ValueError):  # the terminal is gone (SIGHUP)
-        pass
+    _say(text)
     return signals.exit_code(exc)

@@ -8,11 +8,11 @@ files. A parity test fails when a key exists in one language only.
 from __future__ import annotations
 
 import os
-import tomllib
+
 from functools import cache
 from typing import Mapping
 
-from wizard.content import content_dir
+from wizard.content import ContentError, content_dir, read_toml
 
 LANGUAGES = ("en", "zh")
 
@@ -32,10 +32,12 @@ def _area(lang: str, area: str) -> dict[str, str]:
     """One strings file: the UI asks for a few areas at start-up, not for all of them."""
     table: dict[str, str] = {}
     path = content_dir() / lang / "strings" / f"{area}.toml"
+    if not path.exists():
+        return table
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
+        data = read_toml(path)
+    except ContentError:
+        # `t` falls back to English, then to the key; the CLI names the damaged file at the end.
         return table
     _flatten(area, data, table)
     return table

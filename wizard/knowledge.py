@@ -12,13 +12,12 @@ default folder is parsed once per process.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from wizard.content import content_dir
+from wizard.content import ContentError, content_dir, read_toml
 from wizard.probe.model import type_name
 
 GPU_FILE = "gpus.toml"
@@ -43,7 +42,7 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
-class KnowledgeError(ValueError):
+class KnowledgeError(ContentError):
     """A content data file is missing, unreadable or has a bad entry.
 
     `str(error)` is the full sentence; the parts are kept for tests and for tools that list
@@ -51,12 +50,11 @@ class KnowledgeError(ValueError):
     """
 
     def __init__(self, file: str, entry: str, field_name: str, reason: str) -> None:
-        self.file = file
+        super().__init__(file, reason)
         self.entry = entry
         self.field = field_name
-        self.reason = reason
         where = ", ".join(part for part in (file, entry, f"field {field_name!r}" if field_name else "") if part)
-        super().__init__(f"{where}: {reason}")
+        self.args = (f"{where}: {reason}",)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,19 +517,10 @@ def _load(folder: Path) -> Knowledge:
 
 
 def _read(folder: Path, name: str) -> dict[str, Any]:
-    path = folder / name
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise KnowledgeError(name, "", "", f"file not found in {folder}") from None
-    except OSError as exc:
-        raise KnowledgeError(name, "", "", f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise KnowledgeError(name, "", "", f"is not UTF-8 (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise KnowledgeError(name, "", "", f"is not valid TOML: {exc}") from None
+        return read_toml(folder / name, name)
+    except ContentError as exc:
+        raise KnowledgeError(name, "", "", exc.reason) from None
 
 
 # A field spec: (required, checker). A checker takes the raw value and returns the converted

@@ -13,13 +13,12 @@ Also here: the two compatibility rules everything else applies,
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from wizard.content import content_dir
+from wizard.content import ContentError, content_dir, read_toml
 from wizard.knowledge import KnowledgeError
 
 FILE = "torch_matrix.toml"
@@ -269,16 +268,9 @@ def load_matrix(path: Path | None = None) -> TorchMatrix:
 def _load(path: Path) -> TorchMatrix:
     file = path.name
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise KnowledgeError(file, "", "", f"file not found in {path.parent}") from None
-    except OSError as exc:
-        raise KnowledgeError(file, "", "", f"cannot be read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise KnowledgeError(file, "", "", f"is not UTF-8 (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise KnowledgeError(file, "", "", f"is not valid TOML: {exc}") from None
+        data = read_toml(path, file)
+    except ContentError as exc:
+        raise KnowledgeError(file, "", "", exc.reason) from None
     return _Reader(file).matrix(data)
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import gzip
 import re
-import tomllib
+
 from functools import cache
 from pathlib import Path
 
-from wizard.content import content_dir
+from wizard.content import ContentError, content_dir, read_toml
 from wizard.probe.model import Gpu
 
 VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
@@ -106,9 +106,8 @@ def _amd_vram(dev: Path) -> float | None:
 def _catalog() -> dict[str, dict]:
     """pci id → catalog entry; an id shared by several models maps to none of them."""
     try:
-        with (content_dir() / "gpus.toml").open("rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError):
+        data = read_toml(content_dir() / "gpus.toml")
+    except ContentError:  # names then come from pci.ids; the CLI reports the damaged file
         return {}
     seen: dict[str, list[dict]] = {}
     for entry in data.get("gpu", []):
