@@ -1,75 +1,25 @@
 """The installed `gpu-wizard` in a real terminal (tmux, 80×24), driven with keys to a saved report.
 
 Once with LANG=C (ASCII marks, no crash on a non-UTF-8 locale) and once with NO_COLOR=1.
-Each run gets its own tmux server (-L), so a developer's tmux sessions and environment stay
-out of it. Every wait polls the screen with a bound; nothing sleeps blindly.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
-import sys
-import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
+from tests.terminal import TMUX, Terminal, installed_command
 from wizard.i18n import t
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE = ROOT / "tests" / "machines" / "laptop-4060.toml"
-TMUX = shutil.which("tmux")
-
-
-def installed_command() -> str | None:
-    beside = Path(sys.executable).parent / "gpu-wizard"
-    return str(beside) if beside.exists() else shutil.which("gpu-wizard")
-
-
-class Terminal:
-    """One tmux server with one 80×24 window running one command."""
-
-    def __init__(self, name: str, command: str):
-        self.socket = f"gpu-wizard-test-{os.getpid()}-{name}"
-        self.name = name
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
-                   command)
-
-    def _tmux(self, *args: str) -> str:
-        result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
-                                timeout=20)
-        assert result.returncode == 0, result.stderr
-        return result.stdout
-
-    def screen(self) -> str:
-        # -J: a long line the shell printed after the wizard closed reads as one line.
-        return self._tmux("capture-pane", "-p", "-J", "-t", self.name)
-
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if text in shown:
-                return shown
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} did not appear within {timeout:g} s; the screen:\n{shown}")
-            time.sleep(0.1)
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self._tmux("send-keys", "-t", self.name, key)
-
-    def type(self, text: str) -> None:
-        self._tmux("send-keys", "-t", self.name, "-l", text)
-
-    def close(self) -> None:
-        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
 
 
 @pytest.fixture
