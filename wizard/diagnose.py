@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wizard.content import ContentError
 from wizard.diagnose_torch import torch_findings
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.probe.model import Gpu, Machine
@@ -83,5 +84,10 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
     """All findings, hardware and PyTorch, worst first."""
     findings = hardware_findings(machine, lang)
     if machine.torch is not None:
-        findings.extend(torch_findings(machine, lang))
+        try:
+            findings.extend(torch_findings(machine, lang))
+        except ContentError:
+            # The torch matrix is damaged: the hardware findings still stand, and the CLI
+            # names the file (wizard.content.DAMAGED).
+            pass
     return sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])

@@ -28,6 +28,7 @@ from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES, t
 from wizard.probe.model import MachineFormatError, machine_from_dict, scalar_problem, to_dict, type_name
 from wizard.signals import deferred
+from wizard.textout import valid_unicode
 
 SCHEMA = "gpu-wizard/report/1"
 SCHEMA_PREFIX = "gpu-wizard/report/"
@@ -109,6 +110,7 @@ def build_report(answers: Any, machine: Any, findings: Iterable[Any], recommenda
         "findings": [_plain(f) for f in findings],
         "recommendation": _plain(recommendation),
     }
+    report = valid_unicode(report)  # a recorded machine may carry undecodable OS bytes
     return redact_report(report, identifiers) if redact else report
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
+from typing import Any
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
 ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]", "pending": "[..]"}
@@ -30,6 +32,36 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def strip_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
+
+
+def valid_unicode(obj: Any) -> Any:
+    """`obj` with every string made encodable as UTF-8, through dataclasses and containers.
+
+    Python hands OS bytes that are not UTF-8 (a host name under LANG=C, a garbled sysfs file)
+    to us as lone surrogates; written to a report or a terminal they raise. The original bytes
+    are recovered and decoded leniently (U+FFFD for what is not text).
+    """
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            raw = obj.encode("utf-8", "surrogateescape") if _only_escapes(obj) else \
+                obj.encode("utf-8", "replace")
+            return raw.decode("utf-8", "replace")
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {f.name: valid_unicode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return dataclasses.replace(obj, **changes)
+    if isinstance(obj, dict):
+        return {valid_unicode(k): valid_unicode(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(valid_unicode(v) for v in obj)
+    return obj
+
+
+def _only_escapes(text: str) -> bool:
+    # surrogateescape can only restore U+DC80..U+DCFF; any other lone surrogate is replaced.
+    return all(not 0xD800 <= ord(ch) <= 0xDFFF or 0xDC80 <= ord(ch) <= 0xDCFF for ch in text)
 
 
 def safe(text: str, stream=None) -> str:

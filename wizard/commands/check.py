@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from wizard.report import redact_report
     from wizard.probe import explain
     from wizard.probe.model import machine_from_dict, to_dict
+    from wizard.textout import valid_unicode
 
     lang = args.lang or language_from_env()
     if args.machine:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         machine = machine_from_dict(redact_report({"machine": to_dict(machine)})["machine"])
     findings = diagnose(machine, lang)
     if args.json:
-        payload = {"machine": to_dict(machine), "findings": [asdict(f) for f in findings]}
+        payload = valid_unicode({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:

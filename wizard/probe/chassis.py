@@ -35,6 +35,12 @@ VM_VENDORS = ("qemu", "kvm", "vmware", "virtualbox", "innotek", "xen", "bochs", 
 CONTAINER_CGROUP_WORDS = ("docker", "kubepods", "containerd", "libpod", "lxc", "/crio-")
 
 
+def _quoted(value: str) -> str:
+    """A value read from the system, quoted for an evidence line: printable and short."""
+    shown = "".join(ch if ch.isprintable() else "?" for ch in value)
+    return repr(shown if len(shown) <= 60 else shown[:59] + "…")
+
+
 def _read(root: Path, rel: str) -> str | None:
     try:
         return (root / rel).read_text(encoding="utf-8", errors="replace").strip()
@@ -53,7 +59,7 @@ def detect_linux(root: Path = Path("/")) -> tuple[str, tuple[str, ...]]:
 def _wsl(root: Path):
     release = _read(root, "proc/sys/kernel/osrelease") or ""
     if "microsoft" in release.lower() or "wsl" in release.lower():
-        return "wsl", (f"kernel release {release!r} is a WSL kernel",)
+        return "wsl", (f"kernel release {_quoted(release)} is a WSL kernel",)
     return None
 
 
@@ -63,7 +69,7 @@ def _container(root: Path):
         evidence.append("/run/.containerenv exists (Podman)")
     manager = _read(root, "run/systemd/container") or _read(root, "run/host/container-manager")
     if manager:
-        evidence.append(f"container manager {manager!r}")
+        evidence.append(f"container manager {_quoted(manager)}")
     environ = _read(root, "proc/1/environ") or ""
     for item in environ.split("\0"):
         if item.startswith("container="):
@@ -100,11 +106,11 @@ def _vm(root: Path):
             break
     hv = _read(root, "sys/hypervisor/type")
     if hv:
-        evidence.append(f"/sys/hypervisor/type is {hv!r}")
+        evidence.append(f"/sys/hypervisor/type is {_quoted(hv)}")
     for field in ("sys_vendor", "product_name", "board_vendor"):
         value = _read(root, f"sys/class/dmi/id/{field}")
         if value and any(v in value.lower() for v in VM_VENDORS):
-            evidence.append(f"DMI {field} is {value!r}")
+            evidence.append(f"DMI {field} is {_quoted(value)}")
     return ("vm", tuple(evidence)) if evidence else None
 
 
@@ -138,7 +144,7 @@ def has_system_battery(root: Path = Path("/")) -> str | None:
 def _battery(root: Path):
     name = has_system_battery(root)
     if name:
-        return "laptop", (f"system battery {name!r} in /sys/class/power_supply",)
+        return "laptop", (f"system battery {_quoted(name)} in /sys/class/power_supply",)
     return None
 
 

@@ -19,6 +19,7 @@ from wizard.probe import explain, nvml, torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
+from wizard.textout import valid_unicode
 
 NVML_TIMEOUT = 8.0
 PLATFORM_TIMEOUT = 8.0
@@ -83,12 +84,23 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
 
     from wizard.probe import chassis, nvidia_files, pci
 
-    gpus, skipped = pci.scan_linux()
-    kind, evidence = chassis.detect_linux()
+    # Each reader on its own: a file nobody expected (unreadable, garbled) costs that fact only.
+    (gpus, skipped), pci_error = _guarded(pci.scan_linux, ((), ()))
+    (kind, evidence), chassis_error = _guarded(chassis.detect_linux, ("unknown", ()))
+    module, _ = _guarded(nvidia_files.loaded_module, None)
     seconds = round(time.monotonic() - start, 3)
     detail = ("ignored: " + "; ".join(skipped)) if skipped else None
-    notes = (ProbeNote("pci", "ok", seconds, detail), ProbeNote("chassis", "ok", seconds))
-    return HardwareResult(gpus, kind, evidence, notes, nvidia_files.loaded_module())
+    notes = (ProbeNote("pci", "error" if pci_error else "ok", seconds, pci_error or detail),
+             ProbeNote("chassis", "error" if chassis_error else "ok", seconds, chassis_error))
+    return HardwareResult(gpus, kind, evidence, notes, module)
+
+
+def _guarded(read, fallback):
+    """(read(), None), or (fallback, why) when it raised."""
+    try:
+        return read(), None
+    except Exception as exc:
+        return fallback, f"{type(exc).__name__}: {exc}"[:300]
 
 
 def merge_gpus(nvml_gpus: tuple[Gpu, ...], other: tuple[Gpu, ...]) -> tuple[Gpu, ...]:
@@ -146,7 +158,8 @@ def assemble(
     info = replace(info, reason=None if info.status == "ok" else reason)
     info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
                                                  nvidia.note.seconds if info.status == "timeout" else None))
-    return Machine(
+    # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files).
+    return valid_unicode(Machine(
         os=facts.os,
         os_version=facts.os_version,
         arch=facts.arch,
@@ -164,7 +177,7 @@ def assemble(
         torch=torch,
         benchmark=benchmark,
         probes=(nvidia.note, *hardware.notes, *extra_notes),
-    )
+    ))
 
 
 def gather(

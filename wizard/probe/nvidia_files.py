@@ -30,7 +30,7 @@ def loaded_module(root: Path = Path("/")) -> tuple[str, str] | None:
     if found:
         return found
     try:
-        version = (root / "sys/module/nvidia/version").read_text().strip()
+        version = (root / "sys/module/nvidia/version").read_text(encoding="ascii", errors="replace").strip()
     except OSError:
         return None
-    return (version, "unknown") if version else None
+    return (version, "unknown") if re.fullmatch(r"\d+(?:\.\d+)+", version) else None

@@ -104,7 +104,7 @@ def _cgroup_memory_limit(root: Path = Path("/")) -> int | None:
     """A container's memory cap: psutil reports the host's RAM inside containers."""
     for rel in ("sys/fs/cgroup/memory.max", "sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
-            raw = (root / rel).read_text().strip()
+            raw = (root / rel).read_text(encoding="ascii", errors="replace").strip()
         except OSError:
             continue
         if raw.isdigit() and int(raw) < 2**60:
