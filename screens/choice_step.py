@@ -51,8 +51,12 @@ class ChoiceStep(StepScreen):
         yield Static(self.text(self._note_text()), id="note")
 
     def _note_text(self) -> str:
-        note = self.detection_note()
         hint = ui("choose_hint", self.lang)
+        replay = self.wizard.replay
+        if self.user_picked and replay is not None and replay.answers is not None:
+            # "We chose … for you" would be false: the student gave this answer.
+            return f"{ui('replay.answered', self.lang)}\n{hint}"
+        note = self.detection_note()
         return f"{note.text}\n{hint}" if note else hint
 
     def live_changed(self) -> None:

@@ -153,3 +153,16 @@ def test_the_cli_refuses_a_broken_replay_file_in_one_line(tmp_path):
     assert done.returncode == 2
     assert "broken.toml" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+async def test_a_replayed_answer_is_not_called_a_detection(student_report):
+    app = make_app("en", replay=recording(student_report))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        await pilot.press("enter")
+        await at_step(pilot, "need_gpu")
+        await pilot.press("ctrl+n")
+        await at_step(pilot, "has_nvidia")
+        note = shown(app.screen.query_one("#note"))
+    assert "".join(t("ui.replay.answered", "en").split()) in note
+    assert "We chose" not in note

@@ -518,12 +518,13 @@ def run_app(args: argparse.Namespace) -> int:
     lang = getattr(args, "lang", None)
     replay = None
     if getattr(args, "machine", None):
-        from wizard.knowledge import KnowledgeError, load_knowledge
+        from wizard.knowledge import load_knowledge
         from wizard.machine_file import MachineFileError, load_recording
 
         try:
+            # Damaged data files (KnowledgeError) are wizard.cli's to report.
             replay = load_recording(args.machine, load_knowledge(), lang or language_from_env())
-        except (MachineFileError, KnowledgeError) as exc:
+        except MachineFileError as exc:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
         # A TA replaying a report sees it in the language the student saw (F2 switches).
