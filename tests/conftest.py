@@ -35,3 +35,19 @@ def run_cli(*args: str, env: dict | None = None, cwd: str | None = None, timeout
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, "-m", "wizard", *args], capture_output=True, text=True,
                           env=full_env, cwd=cwd or ROOT, timeout=timeout)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The fault suite's tally: every case tried, and whether it survived."""
+    from tests.faults.harness import TALLY
+
+    if not TALLY:
+        return
+    survived = sum(1 for out in TALLY if out.survived)
+    write = terminalreporter.write_line
+    terminalreporter.section("fault-injection suite")
+    write(f"fault suite: {len(TALLY)} cases tried, {survived} survived, "
+          f"{len(TALLY) - survived} did not")
+    for out in TALLY:
+        if not out.survived:
+            write(f"  NOT SURVIVED {out.case_id}: {'; '.join(out.problems)[:300]}")
