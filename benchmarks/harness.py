@@ -16,6 +16,17 @@ from dataclasses import dataclass
 
 
 @dataclass
+class Figure:
+    """One headline figure, for the summary `python -m benchmarks` prints at the end."""
+
+    name: str
+    ratio: float | None     # against the baseline measured in the same run; None when absolute
+    measured: str           # the numbers behind it, in words
+    target: str
+    ok: bool | None         # None: no target to meet (or not measured)
+
+
+@dataclass
 class Timing:
     name: str
     samples: list[float]

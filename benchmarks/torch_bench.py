@@ -16,12 +16,13 @@ import importlib.util
 import subprocess
 import sys
 
-from benchmarks.harness import compare, print_table
+from benchmarks.harness import Figure, compare, print_table
 
 FLOOR = 'floor: python -c "import torch"'
 COLLECT_ENV = "python -m torch.utils.collect_env"
 CHECK = "gpu-wizard check --json"
 TARGETS = {FLOOR: 1.15, COLLECT_ENV: 0.85}
+SHORT = {FLOOR: "import torch", COLLECT_ENV: "collect_env"}
 
 
 def _has_torch(python: str) -> bool:
@@ -32,33 +33,43 @@ def _has_torch(python: str) -> bool:
     return probe.returncode == 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--python", default=sys.executable, help="the interpreter whose torch is timed")
-    args = parser.parse_args()
-    if not _has_torch(args.python):
-        print(f"torch is not installed for {args.python}; nothing to compare", file=sys.stderr)
-        return 2
+def measure(runs: int = 7, python: str = sys.executable) -> list[Figure]:
+    """The two figures; an empty list (and a line on stderr) when `python` has no torch."""
+    if not _has_torch(python):
+        print(f"torch is not installed for {python}; nothing to compare", file=sys.stderr)
+        return []
     check = [sys.executable, "-m", "wizard", "check", "--json"]
-    if args.python != sys.executable:
-        check += ["--python", args.python]
+    if python != sys.executable:
+        check += ["--python", python]
     cases = {
-        FLOOR: [args.python, "-c", "import torch"],
-        COLLECT_ENV: [args.python, "-m", "torch.utils.collect_env"],
+        FLOOR: [python, "-c", "import torch"],
+        COLLECT_ENV: [python, "-m", "torch.utils.collect_env"],
         CHECK: check,
     }
-    timings = compare(cases, runs=args.runs)
+    timings = compare(cases, runs=runs)
     print_table(timings, FLOOR)
     print()
     check_s = timings[CHECK].median
-    failed = False
+    figures = []
     for name, target in TARGETS.items():
-        ratio = check_s / timings[name].median
-        verdict = "ok" if ratio <= target else "OVER"
-        failed |= ratio > target
-        print(f"check / {name}: {ratio:.2f} (target <= {target:.2f}) {verdict}")
-    return 1 if failed else 0
+        base = timings[name].median
+        ratio = check_s / base
+        ok = ratio <= target
+        figures.append(Figure(f"torch check / {SHORT[name]}", ratio,
+                              f"{check_s:.3f} s vs {base:.3f} s", f"<= {target:.2f}×", ok))
+        print(f"check / {name}: {ratio:.2f} (target <= {target:.2f}) {'ok' if ok else 'OVER'}")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--python", default=sys.executable, help="the interpreter whose torch is timed")
+    args = parser.parse_args(argv)
+    figures = measure(args.runs, args.python)
+    if not figures:
+        return 2
+    return 1 if any(f.ok is False for f in figures) else 0
 
 
 if __name__ == "__main__":

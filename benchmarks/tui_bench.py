@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.harness import Timing, print_table
+from benchmarks.harness import Figure, Timing, print_table
 
 HEARTBEAT = 0.005
 
@@ -124,32 +124,18 @@ def run_child(kind: str, machine_file: str | None) -> dict:
     return json.loads(lines[-1])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--machine", help="time the wizard on a recorded machine (no probes)")
-    parser.add_argument("--child", choices=("minimal", "wizard"), help=argparse.SUPPRESS)
-    parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        started = args.started or time.time()
-        if args.child == "minimal":
-            child_minimal(started)
-        else:
-            child_wizard(started, args.machine)
-        return
-
+def measure(runs: int = 7, machine: str | None = None) -> list[Figure]:
     run_child("minimal", None)            # warm the file cache before timing anything
-    run_child("wizard", args.machine)
+    run_child("wizard", machine)
     results: dict[str, list[dict]] = {"minimal": [], "wizard": []}
-    for _ in range(args.runs):
+    for _ in range(runs):
         for kind in results:
-            results[kind].append(run_child(kind, args.machine if kind == "wizard" else None))
+            results[kind].append(run_child(kind, machine if kind == "wizard" else None))
 
     def series(kind: str, key: str) -> list[float]:
         return [r[key] for r in results[kind]]
 
-    label = "gpu-wizard (recorded machine)" if args.machine else "gpu-wizard (live probes)"
+    label = "gpu-wizard (recorded machine)" if machine else "gpu-wizard (live probes)"
     first = {"minimal Textual app": Timing("minimal Textual app", series("minimal", "first_screen_s")),
              label: Timing(label, series("wizard", "first_screen_s"))}
     print("Time to the first screen (process start → first screen painted):")
@@ -163,15 +149,44 @@ def main() -> None:
     print()
     print(f"first screen:   {ratio:.2f}× the minimal app (target ≤ 1.5×)  "
           f"{'ok' if ratio <= 1.5 else 'OVER'}")
-    print(f"longest stall:  {stall:.1f} ms worst of {args.runs} runs ({stall_at:.2f} s after the "
+    print(f"longest stall:  {stall:.1f} ms worst of {runs} runs ({stall_at:.2f} s after the "
           f"first screen), median {stall_median:.1f} ms "
           f"(target ≤ 50 ms)  {'ok' if stall <= 50 else 'OVER'}")
     print(f"peak memory:    {rss_wiz:.1f} MB vs {rss_min:.1f} MB = {rss_wiz / rss_min:.2f}× "
           f"(target ≤ 1.5×)  {'ok' if rss_wiz / rss_min <= 1.5 else 'OVER'}")
-    if not args.machine:
+    if not machine:
         probes = sorted(series("wizard", "probes_s"))[len(results["wizard"]) // 2]
         print(f"all probes settled {probes:.2f} s after start (median), the first screen long before")
+    minimal_first = first["minimal Textual app"].median
+    return [
+        Figure("TUI first screen / minimal app", ratio,
+               f"{first[label].median:.3f} s vs {minimal_first:.3f} s", "<= 1.5×", ratio <= 1.5),
+        # The minimal app runs no probes, so it has no stall to compare with: an absolute figure.
+        Figure("TUI longest event-loop stall", None,
+               f"{stall:.1f} ms worst of {runs}, median {stall_median:.1f} ms", "<= 50 ms",
+               stall <= 50),
+        Figure("TUI peak memory / minimal app", rss_wiz / rss_min,
+               f"{rss_wiz:.1f} MB vs {rss_min:.1f} MB", "<= 1.5×", rss_wiz / rss_min <= 1.5),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--machine", help="time the wizard on a recorded machine (no probes)")
+    parser.add_argument("--child", choices=("minimal", "wizard"), help=argparse.SUPPRESS)
+    parser.add_argument("--started", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        started = args.started or time.time()
+        if args.child == "minimal":
+            child_minimal(started)
+        else:
+            child_wizard(started, args.machine)
+        return 0
+    figures = measure(args.runs, args.machine)
+    return 1 if any(f.ok is False for f in figures) else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

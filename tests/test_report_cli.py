@@ -120,7 +120,8 @@ def test_hostile_reports_get_one_clear_message(tmp_path, capsys, content, words)
         assert word in captured.err
 
 
-def test_summarize_a_class(tmp_path, capsys):
+def test_summarize_a_class(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")    # wide enough for the full table (test_summarize: narrow)
     write_report(tmp_path, "ann.toml", machine="h200-server")
     write_report(tmp_path, "bo.toml", machine="laptop-4060")
     write_report(tmp_path, "cy.toml", machine="vm-no-gpu", lang="zh")
@@ -136,7 +137,9 @@ def test_summarize_a_class(tmp_path, capsys):
 def test_summarize_as_csv(tmp_path, capsys):
     write_report(tmp_path, "ann.toml", machine="h200-server")
     assert main(["report", "summarize", str(tmp_path / "ann.toml"), "--csv"]) == 0
-    rows = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out
+    assert out.startswith("\ufeff")     # not a terminal: the mark Excel needs to read UTF-8
+    rows = out.removeprefix("\ufeff").splitlines()
     assert rows[0] == "file,ready,gpu,vram_gb,torch,torch_gpu,verdict,errors"
     assert rows[1].startswith(str(tmp_path / "ann.toml") + ",yes,NVIDIA H200,140,")
 

@@ -89,11 +89,13 @@ def _summarize(args: argparse.Namespace) -> int:
             loaded.append((name, load_report(name, knowledge)))
         except ReportError as exc:
             failed = True
-            reason = exc.detail(lang) if not getattr(exc, "problems", None) else exc.message(lang)
+            problems = getattr(exc, "problems", None)
+            reason = (t("roster.invalid", lang, count=len(problems)) if problems
+                      else exc.detail(lang))
             _err(t("report.summarize.skipped", lang, path=name, reason=reason))
     rows = summarize(loaded)
     if args.csv:
-        _out(render_csv(rows))
+        _out(render_csv(rows, bom=_wants_bom(sys.stdout)))
     elif rows:
         _out(render_table(rows, lang))
     else:
@@ -267,23 +269,265 @@ def _goal_label(goal_id: str, lang: str, knowledge: Any) -> str:
     return goal_id
 
 
-def render_table(rows: list[dict[str, str]], lang: str) -> str:
+# The roster table when it is wider than the terminal: columns go in this order, least
+# important first (`--csv` always has them all), and these may be shortened down to a floor.
+_DROP_ORDER = ("vram_gb", "errors", "torch_gpu", "torch", "gpu")
+_MIN_WIDTH = {"file": 16, "gpu": 12}
+_SEP = "  "
+
+
+def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None) -> str:
+    """The roster as text no wider than `width` cells (default: the terminal's, else 80).
+
+    The full table when it fits. Otherwise a compact one: file names relative to their common
+    folder, GPU and torch names shortened, short labels; then the least important columns left
+    out and the longest names cut (…) until it fits, with a note that says what is missing.
+    """
+    import shutil
+
     from wizard.i18n import t
     from wizard.report import SUMMARY_COLUMNS
     from wizard.textout import cell_width
 
-    headers = {"vram_gb": t("report.summarize.vram", lang)}
-    titles = [headers.get(c) or t(f"report.summarize.{c}", lang) for c in SUMMARY_COLUMNS]
-    shown = [[_cell(c, row[c], lang) for c in SUMMARY_COLUMNS] for row in rows]
-    widths = [max(cell_width(x) for x in [title] + [r[i] for r in shown]) for i, title in enumerate(titles)]
+    if width is None:
+        width = shutil.get_terminal_size((80, 24)).columns
+    columns = list(SUMMARY_COLUMNS)
+    titles = {c: t("report.summarize.vram" if c == "vram_gb" else f"report.summarize.{c}", lang)
+              for c in columns}
+    # One line per student: a line break or tab inside a (hand-edited) value is a space here.
+    rows = [{c: _one_line(row[c]) for c in columns} for row in rows]
+    cells = {c: [_cell(c, row[c], lang) for row in rows] for c in columns}
+    notes: list[str] = []
+    if _table_width(columns, _natural(titles, cells)) > width:
+        titles = {c: t(f"roster.header.{c}", lang) for c in columns}
+        files, folder = _short_files([row["file"] for row in rows])
+        cells = {c: files if c == "file" else [_compact_cell(c, row[c], lang) for row in rows]
+                 for c in columns}
+        if folder:
+            # Said once below the table; a folder longer than the line is cut in its middle.
+            room = max(width - 1, 20) - cell_width(t("roster.folder", lang, folder=""))
+            if cell_width(folder) > room:
+                folder = _cut(folder, max(room, 12), middle=True)
+            notes.append(t("roster.folder", lang, folder=folder))
+    columns, widths, dropped = _layout(columns, titles, cells, width)
+    shared = _shared_start(cells["file"])
+    cut = False
+    if widths["file"] < _natural(titles, cells)["file"] and shared:
+        # The names will not fit whole: the start they all share goes first ("…01-en.toml").
+        cells["file"] = [_ellipsis() + name[len(shared):] for name in cells["file"]]
+        columns, widths, dropped = _layout(list(SUMMARY_COLUMNS), titles, cells, width)
+        cut = True
+    # A cut that leaves two students with the same name is no roster: give the names more room
+    # (and other columns less) until those that differ still differ.
+    files = _cut_files(cells["file"], widths["file"])
+    distinct = len(set(cells["file"]))
+    while len(set(files)) < distinct and widths["file"] < _natural(titles, cells)["file"]:
+        floors = dict(_MIN_WIDTH, file=widths["file"] + 2)
+        wider = _layout(list(SUMMARY_COLUMNS), titles, cells, width, floors)
+        if _table_width(wider[0], wider[1]) > width:
+            break   # no room left to give
+        columns, widths, dropped = wider
+        files = _cut_files(cells["file"], widths["file"])
+    cut = cut or files != cells["file"]
+    shown = []
+    for i in range(len(rows)):
+        line = [files[i]]
+        for c in columns[1:]:
+            text = cells[c][i]
+            if cell_width(text) > widths[c]:
+                text = _cut(text, widths[c])
+                cut = True
+            line.append(text)
+        shown.append(line)
 
-    def line(cells: list[str]) -> str:
-        return "  ".join(c + " " * (w - cell_width(c)) for c, w in zip(cells, widths)).rstrip()
+    def line(texts: list[str]) -> str:
+        return _SEP.join(x + " " * (widths[c] - cell_width(x)) for x, c in zip(texts, columns)).rstrip()
 
-    out = [line(titles), line(["-" * w for w in widths])] + [line(r) for r in shown]
+    out = [line([titles[c] for c in columns]), line(["-" * widths[c] for c in columns])]
+    out += [line(r) for r in shown]
     ready = sum(1 for row in rows if row["ready"] == "yes")
-    out += ["", t("report.summarize.total", lang, ready=ready, total=len(rows))]
+    out.append("")
+    out += _wrap_to(t("report.summarize.total", lang, ready=ready, total=len(rows)), width)
+    if dropped:
+        # Named as in the full table's header, so the TA can find them in the CSV's.
+        full = {c: t("report.summarize.vram" if c == "vram_gb" else f"report.summarize.{c}", lang)
+                for c in dropped}
+        names = t("roster.list-sep", lang).join(full[c] for c in SUMMARY_COLUMNS if c in full)
+        notes.append(t("roster.hidden", lang, columns=names))
+    elif cut:
+        notes.append(t("roster.shortened", lang))
+    for note in notes:
+        out += _wrap_to(note, width)
     return "\n".join(out) + "\n"
+
+
+def _one_line(value: str) -> str:
+    import re
+
+    return re.sub(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]", " ", value)
+
+
+def _layout(columns: list[str], titles: dict[str, str], cells: dict[str, list[str]],
+            width: int, min_width: dict[str, int] | None = None,
+            ) -> tuple[list[str], dict[str, int], list[str]]:
+    """Which columns to show and how wide: leave out the least important ones until the rest fit
+    at their floors, then narrow the widest of what may be cut, one cell at a time."""
+    from wizard.textout import cell_width
+
+    natural = _natural(titles, cells)
+    min_width = _MIN_WIDTH if min_width is None else min_width
+    floor = {c: min(natural[c], max(min_width.get(c, natural[c]), cell_width(titles[c])))
+             for c in columns}
+    columns = list(columns)
+    dropped = []
+    for column in _DROP_ORDER:
+        if _table_width(columns, floor) <= width:
+            break
+        columns.remove(column)
+        dropped.append(column)
+    widths = {c: natural[c] for c in columns}
+    while _table_width(columns, widths) > width:
+        shrinkable = [c for c in columns if widths[c] > floor[c]]
+        if not shrinkable:
+            break
+        widths[max(shrinkable, key=lambda c: widths[c])] -= 1
+    return columns, widths, dropped
+
+
+def _wrap_to(text: str, width: int) -> list[str]:
+    """Wrapped into `width` cells: Chinese closing punctuation may not start a line, so it can
+    hang past the wrap width; wrap narrower until it does not (a path too long for any line
+    stays whole)."""
+    from wizard.textout import cell_width, wrap
+
+    limit = max(width - 1, 20)
+    for narrower in range(limit, max(limit - 8, 10), -1):
+        lines = wrap(text, narrower)
+        if all(cell_width(line) <= limit for line in lines):
+            return lines
+    return wrap(text, limit)
+
+
+def _natural(titles: dict[str, str], cells: dict[str, list[str]]) -> dict[str, int]:
+    from wizard.textout import cell_width
+
+    return {c: max([cell_width(titles[c])] + [cell_width(x) for x in cells[c]]) for c in titles}
+
+
+def _table_width(columns: list[str], widths: dict[str, int]) -> int:
+    return sum(widths[c] for c in columns) + len(_SEP) * (len(columns) - 1)
+
+
+def _short_files(names: list[str]) -> tuple[list[str], str]:
+    """Names relative to the folder they all share, and that folder ("" when none)."""
+    import os
+
+    folder = ""
+    dirs = [os.path.dirname(name) for name in names]
+    if names and all(dirs):
+        try:
+            common = os.path.commonpath(dirs)
+        except ValueError:  # absolute and relative paths mixed, or different drives
+            common = ""
+        prefixes = [common + os.sep, common + "/"] if common else []
+        if prefixes and all(any(n.startswith(p) for p in prefixes) for n in names):
+            folder = common + os.sep
+            names = [n[len(common) + 1:] for n in names]
+    return names, folder
+
+
+_NAME_BREAKS = "-_. /\\"
+
+
+def _shared_start(names: list[str]) -> str:
+    """The start every file name shares, up to a separator ("student-" of student-01, -02…)."""
+    import os
+
+    if len(names) < 2:
+        return ""
+    common = os.path.commonprefix(names)
+    while common and common[-1] not in _NAME_BREAKS:
+        common = common[:-1]
+    return common if len(common) >= 3 else ""
+
+
+def _cut_files(names: list[str], width: int) -> list[str]:
+    from wizard.textout import cell_width
+
+    return [name if cell_width(name) <= width else _cut_file(name, width, "") for name in names]
+
+
+def _cut_file(name: str, width: int, shared: str) -> str:
+    """A file name in `width` cells, keeping what tells it from the others: the start they all
+    share goes first, then ".toml", then the middle of what is left."""
+    from wizard.textout import cell_width
+
+    mark = _ellipsis()
+    lead = ""
+    if shared and name.startswith(shared):
+        lead, name = mark, name[len(shared):]
+        if cell_width(lead + name) <= width:
+            return lead + name
+    if name.lower().endswith(".toml") and len(name) > 5:
+        name = name[:-5]
+        if cell_width(lead + name) <= width:
+            return lead + name
+    return lead + _cut(name, width - cell_width(lead), middle=True)
+
+
+def _compact_cell(column: str, value: str, lang: str) -> str:
+    import re
+
+    from wizard.i18n import has, t
+
+    if column == "gpu":
+        # "NVIDIA GeForce RTX 4060 Laptop GPU" -> "RTX 4060 Laptop": the words every name repeats.
+        short = re.sub(r"\b(?:NVIDIA|GeForce|AMD)\s+|\((?:R|TM)\)|[®™]|\s+GPU$", "", value).strip()
+        return re.sub(r"\s{2,}", " ", short) or value
+    if column == "torch":
+        # "2.13.0+cu130 (cuda)" -> "2.13.0+cu130": the local version already names the build.
+        match = re.fullmatch(r"(\S+\+\S+) \(\w+\)", value)
+        return match.group(1) if match else _cell(column, value, lang)
+    if column == "verdict" and has(f"roster.verdict.{value}", lang):
+        return t(f"roster.verdict.{value}", lang)
+    return _cell(column, value, lang)
+
+
+def _cut(text: str, width: int, middle: bool = False) -> str:
+    """`text` in at most `width` cells, the cut marked with an ellipsis (in the middle: file names
+    differ at their start and their end)."""
+    from wizard.textout import cell_width
+
+    mark = _ellipsis()
+    room = width - cell_width(mark)
+    if room <= 0:
+        return mark[:width]
+
+    def take(chars, cells: int) -> str:
+        kept, used = [], 0
+        for ch in chars:
+            used += cell_width(ch)
+            if used > cells:
+                break
+            kept.append(ch)
+        return "".join(kept)
+
+    if not middle:
+        return take(text, room) + mark
+    head = take(text, room // 2)
+    tail = take(reversed(text), room - cell_width(head))[::-1]
+    return head + mark + tail
+
+
+def _ellipsis() -> str:
+    """One cell on a UTF-8 terminal; legacy code pages (GBK) draw "…" two cells wide."""
+    import codecs
+
+    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+    try:
+        return "…" if codecs.lookup(encoding).name == "utf-8" else "~"
+    except LookupError:
+        return "~"
 
 
 def _cell(column: str, value: str, lang: str) -> str:
@@ -298,17 +542,41 @@ def _cell(column: str, value: str, lang: str) -> str:
     return value
 
 
-def render_csv(rows: list[dict[str, str]]) -> str:
+def render_csv(rows: list[dict[str, str]], bom: bool = False) -> str:
+    """One header row (SUMMARY_COLUMNS, untranslated), then one row per report.
+
+    `bom` starts the text with U+FEFF: Excel reads a CSV without it in the machine's legacy
+    code page, so a student's name in Chinese would arrive garbled.
+    """
     import csv
     import io
 
     from wizard.report import SUMMARY_COLUMNS
 
     buffer = io.StringIO()
+    if bom:
+        buffer.write("\ufeff")
     writer = csv.DictWriter(buffer, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows({key: _csv_text(value) for key, value in row.items()} for row in rows)
     return buffer.getvalue()
+
+
+def _wants_bom(stream: Any) -> bool:
+    """A byte-order mark for CSV going to a file or pipe in UTF-8, the way Excel recognises UTF-8.
+
+    Not on a terminal (it would show as a stray character), and not in another encoding: a
+    Chinese Windows redirect writes GBK, which is what Excel there assumes without a mark, and
+    U+FEFF has no GBK form at all.
+    """
+    import codecs
+
+    try:
+        if stream.isatty():
+            return False
+        return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+    except (AttributeError, LookupError, OSError, ValueError):
+        return False
 
 
 def _csv_text(value: Any) -> Any:

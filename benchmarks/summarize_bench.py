@@ -1,0 +1,140 @@
+"""`gpu-wizard report summarize` over a class of 200 reports, against reading them with tomllib.
+
+    python -m benchmarks.summarize_bench [--runs N] [--reports N] [--keep DIR]
+
+The issue's target: summarizing 200 generated reports finishes in well under a second (here:
+a median under 0.5 s wall-clock), for the table and for `--csv`.
+
+The reports are made the way the wizard makes them (`build_report` on the recorded machines in
+tests/machines, through the real `diagnose` and `advise`), with varied answers, both languages,
+most redacted (each student's host name and home folder scrubbed) and a few `--no-redact`, plus
+three broken files (not UTF-8, bad TOML, an invalid report), so the run also takes the "skipped,
+exit 2" path a real class folder takes.
+
+Baselines, measured in the same run and interleaved with the candidates:
+* `python -c pass`: the interpreter's start, which no Python command avoids;
+* the floor: `python -c` that reads and parses the same 200 files with `tomllib` and nothing
+  else. Any summarizer written in Python must at least start the interpreter and parse every
+  file, so the ratio against this floor is what gpu-wizard adds: importing itself and its
+  strings, validating each report, and rendering. The ratio is the figure; the absolute median
+  is checked against the target.
+Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+from benchmarks.harness import Figure, compare, print_table
+
+ROOT = Path(__file__).resolve().parent.parent
+MACHINES = ROOT / "tests" / "machines"
+TARGET_S = 0.5          # "well under a second"
+FLOOR = "floor: tomllib reads the files"
+START = "python -c pass"
+TABLE = "gpu-wizard report summarize"
+CSV = "gpu-wizard report summarize --csv"
+_READ = "import sys, tomllib\nfor name in sys.argv[1:]:\n    try:\n        tomllib.load(open(name, 'rb'))\n" \
+        "    except Exception:\n        pass\n"
+
+_GOALS = ("learning", "kaggle", "vision-apps", "image-generation", "llm-inference", "llm-finetune",
+          "research")
+_BUDGETS = ((0, "CNY"), (3000, "CNY"), (5000, "CNY"), (12000, "CNY"), (None, "USD"), (800, "USD"),
+            (2500, "USD"))
+
+
+def generate(folder: Path, count: int = 200) -> list[Path]:
+    """`count` report files in `folder` (a few deliberately broken); their paths, in order."""
+    from wizard.advise import advise
+    from wizard.answers import Answers
+    from wizard.diagnose import diagnose
+    from wizard.knowledge import load_knowledge
+    from wizard.probe.model import machine_from_dict
+    from wizard.report import build_report, dumps_report
+
+    knowledge = load_knowledge()
+    goals = [g for g in _GOALS if g in knowledge.goal_ids] or list(knowledge.goal_ids)
+    machines = []
+    for path in sorted(MACHINES.glob("*.toml")):
+        with path.open("rb") as fh:
+            machines.append(machine_from_dict(tomllib.load(fh)["machine"]))
+    cache: dict[tuple, tuple] = {}
+    created = dt.datetime(2026, 11, 30, 8, 0, tzinfo=dt.timezone.utc)
+    paths: list[Path] = []
+    broken = {count // 3: b"\xff\xfe not a report", count // 2: b"[[[\n", 2 * count // 3: None}
+    for i in range(count):
+        path = folder / f"s{i:03d}-gpu-report-20261130-{8 + i // 60:02d}{i % 60:02d}00.toml"
+        paths.append(path)
+        if i in broken:
+            path.write_bytes(broken[i] if broken[i] is not None else
+                             b'schema = "gpu-wizard/report/1"\nlanguage = "fr"\n')
+            continue
+        machine = machines[i % len(machines)]
+        lang = "zh" if i % 3 == 0 else "en"
+        amount, currency = _BUDGETS[i % len(_BUDGETS)]
+        answers = Answers(("yes", "no", "unsure")[i % 3], ("yes", "unsure", "no")[i % 4 % 3],
+                          ("laptop", "desktop", "server", "unsure")[i % 4], amount, currency,
+                          goals[i % len(goals)])
+        key = (i % len(machines), lang, answers)
+        if key not in cache:
+            findings = diagnose(machine, lang)
+            cache[key] = (findings, advise(answers, machine, knowledge, lang, findings))
+        findings, rec = cache[key]
+        # Each student's own identifiers, as a live probe would see them.
+        student = f"student{i:03d}"
+        torch = machine.torch
+        if torch is not None:
+            torch = dataclasses.replace(torch, interpreter=f"/home/{student}/venv/bin/python3.11")
+        ident = dataclasses.replace(machine, hostname=f"{student}-laptop", torch=torch)
+        report = build_report(answers, ident, findings, rec, lang, redact=i % 10 != 7,
+                              now=created + dt.timedelta(minutes=i), identifiers=[f"{student}-laptop"])
+        path.write_text(dumps_report(report), encoding="utf-8")
+    return paths
+
+
+def measure(runs: int = 7, reports: int = 200, keep: str | None = None) -> list[Figure]:
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="gpu-wizard-summarize-") as tmp:
+        folder = Path(keep) if keep else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        files = [str(p) for p in generate(folder, reports)]
+        cases = {
+            START: [py, "-c", "pass"],
+            FLOOR: [py, "-c", _READ, *files],
+            TABLE: [py, "-m", "wizard", "report", "summarize", *files],
+            CSV: [py, "-m", "wizard", "report", "summarize", "--csv", *files],
+        }
+        timings = compare(cases, runs=runs)
+    print(f"`report summarize` over {reports} reports (3 of them broken):")
+    print_table(timings, FLOOR)
+    print()
+    figures = []
+    floor = timings[FLOOR].median
+    for name, label in ((TABLE, f"summarize {reports} (table)"), (CSV, f"summarize {reports} --csv")):
+        median = timings[name].median
+        ok = median <= TARGET_S
+        figures.append(Figure(label, median / floor, f"{median:.3f} s vs floor {floor:.3f} s",
+                              f"< {TARGET_S:g} s wall", ok))
+        print(f"{label}: {median / floor:.2f}× the tomllib floor, {median:.3f} s median "
+              f"(target < {TARGET_S:g} s)  {'ok' if ok else 'OVER'}")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--reports", type=int, default=200, help="how many report files to generate")
+    parser.add_argument("--keep", metavar="DIR", help="write the reports here and keep them")
+    args = parser.parse_args(argv)
+    figures = measure(args.runs, args.reports, args.keep)
+    return 0 if all(f.ok for f in figures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
