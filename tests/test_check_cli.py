@@ -129,3 +129,17 @@ def test_options_before_the_subcommand_are_not_lost():
     assert before.returncode == after.returncode == 1
     assert before.stdout == after.stdout
     assert "nouveau" in before.stdout and "检查结论" in before.stdout
+
+
+@pytest.mark.parametrize("name, lang, label, not_said", [
+    # The host's driver is loaded; only the container cannot reach it.
+    ("container-no-gpu", "en", "not reachable from this container", "not installed"),
+    ("nouveau", "en", "nouveau driver is in use", "installed but not loaded"),
+    ("vm-no-gpu", "en", "no NVIDIA card found", "not installed"),
+    ("container-no-gpu", "zh", "这个容器访问不到", "未安装"),
+])
+def test_the_driver_line_says_what_the_reason_says(name, lang, label, not_said):
+    result = run_cli("check", "--machine", str(MACHINES / f"{name}.toml"), "--lang", lang)
+    driver_line = next(l for l in result.stdout.splitlines() if "NVIDIA" in l and ("driver" in l or "驱动" in l))
+    assert label in driver_line and not_said not in driver_line
+    assert "CUDA up to unknown" not in result.stdout

@@ -55,8 +55,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if worst(findings) == "error" else 0
 
 
+# NVML did not answer, and nothing needs fixing for that: no NVIDIA card, a Mac.
+_NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "no-library"})
+
+
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
-    from wizard.i18n import t
+    from wizard.i18n import has, t
     from wizard.textout import mark, safe, wrap
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
@@ -89,10 +93,16 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
 
     nv = machine.nvidia
-    severity = "ok" if nv.status == "ok" else ("info" if nv.status == "no-library" else "warning")
-    line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{t(f'check.nvidia-status.{nv.status}', lang)}")
-    if nv.driver_version:
-        line(t("check.driver", lang, driver=nv.driver_version, cuda=unknown(nv.cuda_driver_version)), 4)
+    severity = "ok" if nv.status == "ok" else \
+        ("info" if nv.reason in _NOTHING_TO_FIX else "warning")
+    label_key = f"check.nvidia-reason.{nv.reason}"
+    label = t(label_key, lang) if nv.reason and has(label_key, lang) \
+        else t(f"check.nvidia-status.{nv.status}", lang)
+    line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{label}")
+    if nv.driver_version and nv.cuda_driver_version:
+        line(t("check.driver", lang, driver=nv.driver_version, cuda=nv.cuda_driver_version), 4)
+    elif nv.driver_version:  # read from the kernel module's files, without NVML
+        line(t("check.driver_only", lang, driver=nv.driver_version), 4)
     if nv.message and nv.status != "ok":
         line(nv.message, 4)
     line()
