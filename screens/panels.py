@@ -147,9 +147,23 @@ def torch_kind(info: "TorchInfo", live: Live) -> str:
     if info.status in ("not-installed", "timeout"):
         return "warning"
     if info.cuda_available or info.mps_available or info.xpu_available:
-        return "ok"
+        # Available is not usable: a build without this GPU's kernels fails at the first one.
+        return "error" if _torch_has_error(live) else "ok"
     has_gpu = any(g.vendor in ("nvidia", "apple") for g in live.gpus())
     return "warning" if has_gpu else "info"
+
+
+def _torch_has_error(live: Live) -> bool:
+    machine = live.machine("en")
+    if machine is None:
+        return False
+    from wizard.content import ContentError
+    from wizard.diagnose_torch import torch_findings
+
+    try:
+        return any(f.severity == "error" for f in torch_findings(machine, "en"))
+    except ContentError:  # a damaged torch matrix: the App reports the file
+        return False
 
 
 def reference_gpu(knowledge: Any) -> Any:

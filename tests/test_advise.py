@@ -121,7 +121,7 @@ def test_findings_with_errors_come_first_in_the_reasons(knowledge, machines):
                     "Restart the computer.")
     rec = run(machines["version-mismatch"], knowledge, findings=[error])
     assert rec.verdict == "fix-setup"
-    assert "Reboot needed" in rec.headline
+    assert "reboot needed" in rec.headline  # the title, read mid-sentence
     assert any("Restart the computer." in r for r in rec.reasons)
 
 
@@ -388,3 +388,17 @@ def test_advice_for_the_physical_computer_says_it_sees_only_a_guest(knowledge, n
         assert any(word in reason for reason in rec.reasons), rec.reasons
     on_metal = advise(answers, load("desktop-1080ti"), knowledge, "en", ())
     assert not any("virtual machine" in reason for reason in on_metal.reasons)
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("This PyTorch has no kernels for your GPU", "this PyTorch has no kernels for your GPU"),
+    ("PyTorch is the CPU-only build", "PyTorch is the CPU-only build"),
+    ("NVIDIA driver installed but not loaded", "NVIDIA driver installed but not loaded"),
+    ("Container started without GPU access", "container started without GPU access"),
+    ("Docker has no GPU", "Docker has no GPU"),
+    ("显卡驱动没有加载", "显卡驱动没有加载"),
+])
+def test_a_finding_title_reads_right_in_the_middle_of_a_sentence(title, expected):
+    from wizard.advise import mid_sentence
+
+    assert mid_sentence(title) == expected

@@ -166,3 +166,28 @@ async def test_a_replayed_answer_is_not_called_a_detection(student_report):
         note = shown(app.screen.query_one("#note"))
     assert "".join(t("ui.replay.answered", "en").split()) in note
     assert "We chose" not in note
+
+
+# ----------------------------------------------------- "available" is not "usable" ---
+
+def test_the_nvidia_panel_marks_a_torch_without_the_gpus_kernels_as_an_error():
+    from screens.panels import torch_check
+    from tests.test_app_flow import machine
+
+    # GTX 1080 Ti (sm_61) with torch 2.8.0+cu128: cuda.is_available() is True, kernels are not there.
+    assert torch_check(make_app("en", machine=machine("desktop-1080ti")).live, "en").kind == "error"
+    assert torch_check(make_app("en", machine=machine("h200-server")).live, "en").kind == "ok"
+
+
+def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
+    answers = tmp_path / "answers.toml"
+    answers.write_text(STUDENT_ANSWERS, encoding="utf-8")
+    shown_lines = {}
+    for name in ("desktop-1080ti", "h200-server"):
+        out = tmp_path / f"{name}.toml"
+        assert run_cli("--answers", str(answers), "--machine", str(MACHINES / f"{name}.toml"),
+                       "--report", str(out), "--lang", "en").returncode == 0
+        show = run_cli("report", "show", str(out))
+        shown_lines[name] = next(l for l in show.stdout.splitlines() if "PyTorch:" in l)
+    assert "GPU in use: no" in shown_lines["desktop-1080ti"] and "✓" not in shown_lines["desktop-1080ti"]
+    assert "GPU in use: yes" in shown_lines["h200-server"]

@@ -324,7 +324,7 @@ def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors:
             problem = t("advice.headline.problem-torch-blind", draft.lang)
         if (torch_blind or torch_broken) and not errors:
             draft.add("torch-not-on-gpu" if has_command else "torch-not-on-gpu-no-command")
-        values["problem"] = problem.rstrip(".。")
+        values["problem"] = mid_sentence(problem.rstrip(".。"))
         return "fix-setup", ("fix-setup" if local.vram_gb is not None else "fix-setup-unknown-vram")
     if not torch_installed:
         draft.add("torch-not-installed" if has_command else "torch-not-installed-no-command")
@@ -588,3 +588,17 @@ def _num(value: float | None) -> str:
     if value is None:
         return "?"
     return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+
+
+def mid_sentence(title: str) -> str:
+    """A finding's title placed after a colon inside a sentence: "This PyTorch has…" becomes
+    "this PyTorch has…"; names ("PyTorch", "NVIDIA", "GeForce …") keep their capitals."""
+    first, _, rest = title.partition(" ")
+    if first[:1].isupper() and first[1:].islower() and first.isalpha() and first not in _NAMES:
+        return first.lower() + (" " + rest if rest else "")
+    return title
+
+
+# Capitalised words that are names, not sentence starts.
+_NAMES = frozenset({"Docker", "Windows", "Linux", "Ubuntu", "Fedora", "Apple", "Intel", "Kaggle",
+                    "Colab", "Python", "Mac", "WSL"})

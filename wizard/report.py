@@ -569,6 +569,18 @@ def summarize(reports: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, s
     return [_summary_row(name, report) for name, report in reports]
 
 
+def torch_has_error(findings: list[Any]) -> bool:
+    return any(isinstance(f, dict) and str(f.get("id", "")).startswith("torch-")
+               and f.get("severity") == "error" for f in findings)
+
+
+def torch_uses_gpu(torch: dict[str, Any], findings: list[Any]) -> bool:
+    """PyTorch can really use the GPU. "Available" is not "usable": a build without the GPU's
+    kernels reports cuda_available and fails at the first kernel (an error finding)."""
+    available = bool(torch.get("cuda_available") or torch.get("mps_available"))
+    return available and not torch_has_error(findings)
+
+
 def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
     machine = report.get("machine", {})
     gpus = machine.get("gpus", [])
@@ -577,10 +589,7 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
     torch = machine.get("torch") or {}
     rec = report.get("recommendation", {})
     errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
-    # "Available" is not "usable": a build without the GPU's kernels is an error finding.
-    torch_broken = any(str(f.get("id", "")).startswith("torch-") and f.get("severity") == "error"
-                       for f in report.get("findings", []))
-    torch_gpu = bool(torch.get("cuda_available") or torch.get("mps_available")) and not torch_broken
+    torch_gpu = torch_uses_gpu(torch, report.get("findings", []))
     verdict = rec.get("verdict", "")
     if torch.get("status") == "ok":
         torch_text = f"{torch.get('version', '?')} ({torch.get('build', '?')})"

@@ -118,7 +118,7 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
     out.append("")
     out += _answers_lines(report["answers"], lang, knowledge)
     out.append("")
-    out += _machine_lines(report["machine"], lang)
+    out += _machine_lines(report["machine"], lang, report.get("findings", []))
     out.append("")
     out.append(t("report.show.findings", lang))
     if not report["findings"]:
@@ -195,8 +195,9 @@ def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[s
     return lines
 
 
-def _machine_lines(machine: dict[str, Any], lang: str) -> list[str]:
+def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> list[str]:
     from wizard.i18n import t
+    from wizard.report import torch_has_error, torch_uses_gpu
     from wizard.textout import mark
 
     sep = t("report.show.sep", lang)
@@ -226,11 +227,11 @@ def _machine_lines(machine: dict[str, Any], lang: str) -> list[str]:
     torch = machine.get("torch")
     if torch is not None:
         if torch["status"] == "ok":
-            on_gpu = bool(torch.get("cuda_available") or torch.get("mps_available"))
+            on_gpu = torch_uses_gpu(torch, findings)
             text = t("report.show.torch-gpu", lang, version=torch.get("version", unknown),
                      build=torch.get("build", unknown),
                      gpu=t("report.value.yes" if on_gpu else "report.value.no", lang))
-            severity = "ok" if on_gpu else "warning"
+            severity = "ok" if on_gpu else "error" if torch_has_error(findings) else "warning"
         else:
             text, severity = t(f"report.torch-status.{torch['status']}", lang), "warning"
         lines.append(f"  {mark(severity)} {t('report.show.torch', lang)}{sep}{text}")
