@@ -81,7 +81,7 @@ class ResultScreen(StepScreen):
         lang, knowledge = self.lang, self.wizard.knowledge
         box = self.query_one("#result", Vertical)
         widgets: list[Any] = [
-            Static(self.text(t(f"guide.verdicts.{rec.verdict}", lang)), id="verdict"),
+            Static(self.text(t(f"advice.verdict.{rec.verdict}", lang)), id="verdict"),
             Static(self.text(rec.headline), id="headline"),
         ]
         recorded = self._recorded_advice(rec)

@@ -460,7 +460,7 @@ async def test_result_has_picks_table_chart_platforms_and_a_copyable_command(tmp
         assert rec.gpus, "a desktop with $1,500 gets picks"
         screen = app.screen
         verdict = shown(screen.query_one("#verdict"))
-        assert verdict == squeeze(t(f"guide.verdicts.{rec.verdict}", "en"))
+        assert verdict == squeeze(t(f"advice.verdict.{rec.verdict}", "en"))
         table = screen.query_one("#picks")
         assert table.row_count == len(rec.gpus)
         chart = "\n".join(s.text for s in screen.query_one("#chart").render_lines(

@@ -74,7 +74,7 @@ def test_installed_wizard_walks_to_a_valid_saved_report(terminal, tmp_path, case
     term.wait_for(en("guide.questions.goal"))
     term.keys("Enter")
     term.wait_for(en("guide.steps.result"))
-    term.wait_for(en("guide.verdicts.fix-setup"))       # CPU-only torch beside an RTX 4060
+    term.wait_for(en("advice.verdict.fix-setup"))       # CPU-only torch beside an RTX 4060
     term.keys("C-n")
     term.wait_for(en("ui.save.label"))
     term.keys("Enter")

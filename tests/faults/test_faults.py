@@ -443,7 +443,7 @@ def walk_to(term: Terminal, step: str, timeout: float = 40.0) -> None:
         term.keys(key)
         term.wait_for(text, timeout=timeout)
         if current == "result":
-            wait_for_any(term, [en(f"guide.verdicts.{v}") for v in VERDICTS], timeout)
+            wait_for_any(term, [en(f"advice.verdict.{v}") for v in VERDICTS], timeout)
 
 
 def wait_for_any(term: Terminal, texts: list[str], timeout: float) -> str:
