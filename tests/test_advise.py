@@ -402,3 +402,13 @@ def test_a_finding_title_reads_right_in_the_middle_of_a_sentence(title, expected
     from wizard.advise import mid_sentence
 
     assert mid_sentence(title) == expected
+
+
+@pytest.mark.parametrize("name, says, never", [
+    ("vm-no-gpu", "has no NVIDIA GPU", "the GPU found here is yours"),
+    ("laptop-4060", "the GPU found here is yours", "has no NVIDIA GPU"),
+])
+def test_an_unsure_nvidia_answer_is_assumed_from_what_was_found(knowledge, machines, name, says, never):
+    rec = run(machines[name], knowledge, has_nvidia="unsure")
+    assert "has_nvidia" in rec.assumed
+    assert says in rec.headline and never not in rec.headline

@@ -165,7 +165,8 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
     headline = t(f"advice.headline.{headline_key}", lang, **values)
     if assumed:
         headline = t("advice.headline.assumed", lang, headline=headline.rstrip(".。"),
-                     assumptions=_assumption_text(assumed, form, goal_label, lang))
+                     assumptions=_assumption_text(assumed, form, goal_label, lang,
+                                                  bool(machine.nvidia_gpus())))
     return Recommendation(
         verdict=verdict,
         headline=headline,
@@ -211,10 +212,13 @@ def _form_factor(answers: Answers, machine: Machine, assumed: list[str]) -> str:
     return "laptop"
 
 
-def _assumption_text(assumed: list[str], form: str, goal_label: str, lang: str) -> str:
+def _assumption_text(assumed: list[str], form: str, goal_label: str, lang: str,
+                     nvidia_found: bool) -> str:
     parts = []
     for name in assumed:
         key = f"form_factor-{form}" if name == "form_factor" else name
+        if name == "has_nvidia" and not nvidia_found:
+            key = "has_nvidia-none"  # "the GPU found here is yours" needs a GPU found
         parts.append(t(f"advice.assume.{key}", lang, goal=goal_label))
     return t("advice.assume.joiner", lang).join(parts)
 
