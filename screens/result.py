@@ -10,11 +10,12 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from wizard.i18n import t
+from wizard.textout import asciify
 
 from screens import chart
 from screens.panels import Check, benchmark_checks, num
 from screens.step import BASE_KEYS, StepScreen, ui
-from screens.widgets import Bullets, CheckPanel, Guide, asciify
+from screens.widgets import Bullets, CheckPanel, Guide
 
 
 def price_text(pick: Any, knowledge: Any, lang: str) -> str:

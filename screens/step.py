@@ -23,10 +23,11 @@ from textual.widgets import Button, Footer, Static
 
 from wizard.content import ContentError, content_dir, read_page
 from wizard.i18n import t
+from wizard.textout import asciify
 
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
-from screens.widgets import CheckPanel, Guide, asciify
+from screens.widgets import CheckPanel, Guide
 
 if TYPE_CHECKING:
     from wizard.app import WizardApp

@@ -14,24 +14,13 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from wizard.textout import ASCII_MARKS, MARKS, asciify
+
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
 
-MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗"}
-ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]"}
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
-# What LANG=C terminals cannot show, in the wizard's own texts, and a plain stand-in.
-_ASCII = str.maketrans({"—": "-", "–": "-", "·": "-", "…": "...", "→": "->", "←": "<-",
-                        "↑": "Up", "↓": "Down", "×": "x", "“": '"', "”": '"', "‘": "'",
-                        "’": "'", "•": "*", "≥": ">=", "≤": "<=", "≈": "~", "█": "#",
-                        "\u00a0": " "})
-
-
-def asciify(text: str) -> str:
-    return text.translate(_ASCII)
-
-
 STYLES = {"ok": "$text-success", "warning": "$text-warning", "error": "$text-error",
           "info": "$text-muted", "pending": "$text-accent"}
 

@@ -143,3 +143,36 @@ def test_the_driver_line_says_what_the_reason_says(name, lang, label, not_said):
     driver_line = next(l for l in result.stdout.splitlines() if "NVIDIA" in l and ("driver" in l or "驱动" in l))
     assert label in driver_line and not_said not in driver_line
     assert "CUDA up to unknown" not in result.stdout
+
+
+def _run_in_a_terminal(args, env):
+    """The CLI with its output on a pseudo-terminal, as when a user types the command."""
+    import pty
+    import subprocess
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "wizard", *args], stdout=secondary,
+                            stderr=secondary, env=dict(os.environ, **env))
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closes when the command exits
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=60)
+    os.close(primary)
+    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_lang_c_terminal_gets_ascii_marks_and_a_pipe_keeps_the_text():
+    machine = str(MACHINES / "laptop-4060.toml")
+    code, shown = _run_in_a_terminal(["check", "--machine", machine], {"LANG": "C", "LC_ALL": ""})
+    assert code == 1
+    assert "[ok]" in shown and "[x]" in shown
+    assert not any(ch in shown for ch in "✓⚠✗—•")
+    piped = run_cli("check", "--machine", machine, env={"LANG": "C", "LC_ALL": ""})
+    assert "—" in piped.stdout  # redirected to a file: the text as written, not asciified

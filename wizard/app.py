@@ -29,6 +29,7 @@ from textual.message import Message
 
 from wizard.answers import Answers
 from wizard.i18n import language_from_env, t
+from wizard.textout import ascii_terminal  # noqa: F401 - the wizard's and the tests' name for it
 
 import screens
 from screens.facts import PROBES, Live, Probes, from_machine
@@ -99,22 +100,6 @@ _SCREENS = {
 def screen_class(step: str) -> type[StepScreen]:
     module_name, _, class_name = _SCREENS[step].partition(":")
     return getattr(importlib.import_module(module_name), class_name)
-
-
-def ascii_terminal(env: Mapping[str, str] | None = None) -> bool:
-    """True when the locale says the terminal may not show ✓ ⚠ ✗ and box lines (LANG=C).
-
-    Python coerces a C locale to UTF-8 for itself (PEP 538), which says nothing about the
-    terminal, so the user's own LC_ALL / LANG decide, not sys.stdout.encoding.
-    """
-    env = os.environ if env is None else env
-    if sys.platform == "win32":
-        return False
-    for var in ("LC_ALL", "LANG"):
-        value = env.get(var, "")
-        if value:
-            return "utf" not in value.lower().replace("-", "")
-    return "utf" not in env.get("LC_CTYPE", "").lower().replace("-", "")
 
 
 def install_chooser(python: str | None = None) -> Callable[[Any, str], Any]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
-from typing import Any
+from typing import Any, Mapping
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
 ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]", "pending": "[..]"}
@@ -20,9 +21,45 @@ def can_encode(text: str, stream=None) -> bool:
     return True
 
 
+# What LANG=C terminals cannot show, in our own texts, and a plain stand-in.
+_ASCII = str.maketrans({"—": "-", "–": "-", "·": "-", "…": "...", "→": "->", "←": "<-",
+                        "↑": "Up", "↓": "Down", "×": "x", "“": '"', "”": '"', "‘": "'",
+                        "’": "'", "•": "*", "≥": ">=", "≤": "<=", "≈": "~", "█": "#",
+                        "\u00a0": " "})
+
+
+def asciify(text: str) -> str:
+    return text.translate(_ASCII)
+
+
+def ascii_terminal(env: Mapping[str, str] | None = None) -> bool:
+    """True when the locale says the terminal may not show ✓ ⚠ ✗ and box lines (LANG=C).
+
+    Python coerces a C locale to UTF-8 for itself (PEP 538), which says nothing about the
+    terminal, so the user's own LC_ALL / LANG decide, not sys.stdout.encoding.
+    """
+    env = os.environ if env is None else env
+    if sys.platform == "win32":
+        return False
+    for var in ("LC_ALL", "LANG"):
+        value = env.get(var, "")
+        if value:
+            return "utf" not in value.lower().replace("-", "")
+    return "utf" not in env.get("LC_CTYPE", "").lower().replace("-", "")
+
+
+def _to_terminal(stream) -> bool:
+    try:
+        return (stream or sys.stdout).isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def mark(severity: str, stream=None) -> str:
     symbol = MARKS.get(severity, "?")
-    return symbol if can_encode(symbol, stream) else ASCII_MARKS.get(severity, "?")
+    if not can_encode(symbol, stream) or (_to_terminal(stream) and ascii_terminal()):
+        return ASCII_MARKS.get(severity, "?")
+    return symbol
 
 
 # C0/C1 control characters except newline and tab: a hostile report must not drive the
@@ -67,6 +104,8 @@ def _only_escapes(text: str) -> bool:
 def safe(text: str, stream=None) -> str:
     """Text the stream can print: no control characters; what it cannot encode becomes '?'."""
     text = strip_controls(text)
+    if _to_terminal(stream) and ascii_terminal():
+        text = asciify(text)  # a file or pipe keeps the text as it is
     encoding = getattr(stream or sys.stdout, "encoding", None) or "ascii"
     try:
         return text.encode(encoding, errors="replace").decode(encoding, errors="replace")
