@@ -183,7 +183,7 @@ def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(STUDENT_ANSWERS, encoding="utf-8")
     shown_lines = {}
-    for name in ("desktop-1080ti", "h200-server"):
+    for name in ("desktop-1080ti", "h200-server", "vm-no-gpu"):
         out = tmp_path / f"{name}.toml"
         assert run_cli("--answers", str(answers), "--machine", str(MACHINES / f"{name}.toml"),
                        "--report", str(out), "--lang", "en").returncode == 0
@@ -191,3 +191,5 @@ def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
         shown_lines[name] = next(l for l in show.stdout.splitlines() if "PyTorch:" in l)
     assert "GPU in use: no" in shown_lines["desktop-1080ti"] and "✓" not in shown_lines["desktop-1080ti"]
     assert "GPU in use: yes" in shown_lines["h200-server"]
+    # No GPU at all: a CPU build is what fits, not a warning.
+    assert not any(m in shown_lines["vm-no-gpu"] for m in ("⚠", "✗", "[!]", "[x]"))

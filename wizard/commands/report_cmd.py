@@ -231,7 +231,10 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
             text = t("report.show.torch-gpu", lang, version=torch.get("version", unknown),
                      build=torch.get("build", unknown),
                      gpu=t("report.value.yes" if on_gpu else "report.value.no", lang))
-            severity = "ok" if on_gpu else "error" if torch_has_error(findings) else "warning"
+            # CPU-only is only a problem when there is a GPU it could have used.
+            has_gpu = any(g.get("vendor") in ("nvidia", "apple") for g in gpus)
+            severity = ("ok" if on_gpu else "error" if torch_has_error(findings)
+                        else "warning" if has_gpu else "info")
         else:
             text, severity = t(f"report.torch-status.{torch['status']}", lang), "warning"
         lines.append(f"  {mark(severity)} {t('report.show.torch', lang)}{sep}{text}")
