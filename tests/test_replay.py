@@ -183,13 +183,22 @@ def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
     answers = tmp_path / "answers.toml"
     answers.write_text(STUDENT_ANSWERS, encoding="utf-8")
     shown_lines = {}
-    for name in ("desktop-1080ti", "h200-server", "vm-no-gpu"):
-        out = tmp_path / f"{name}.toml"
-        assert run_cli("--answers", str(answers), "--machine", str(MACHINES / f"{name}.toml"),
+    # This VM as recorded, but with the CPU build of torch installed.
+    vm = (MACHINES / "vm-no-gpu.toml").read_text(encoding="utf-8").replace(
+        'status = "not-installed"\ninterpreter = "python3"\nmessage = "PyTorch is not installed for this Python."',
+        'status = "ok"\ninterpreter = "python3"\nversion = "2.13.0+cpu"\nbuild = "cpu"\n'
+        'cuda_available = false\nmps_available = false\ndevice_count = 0')
+    assert 'version = "2.13.0+cpu"' in vm
+    (tmp_path / "vm-cpu-torch.toml").write_text(vm, encoding="utf-8")
+    for name in ("desktop-1080ti", "h200-server", "vm-cpu-torch"):
+        out = tmp_path / f"{name}-report.toml"
+        source = MACHINES / f"{name}.toml" if name != "vm-cpu-torch" else tmp_path / f"{name}.toml"
+        assert run_cli("--answers", str(answers), "--machine", str(source),
                        "--report", str(out), "--lang", "en").returncode == 0
         show = run_cli("report", "show", str(out))
         shown_lines[name] = next(l for l in show.stdout.splitlines() if "PyTorch:" in l)
     assert "GPU in use: no" in shown_lines["desktop-1080ti"] and "✓" not in shown_lines["desktop-1080ti"]
     assert "GPU in use: yes" in shown_lines["h200-server"]
     # No GPU at all: a CPU build is what fits, not a warning.
-    assert not any(m in shown_lines["vm-no-gpu"] for m in ("⚠", "✗", "[!]", "[x]"))
+    assert "GPU in use: no" in shown_lines["vm-cpu-torch"]
+    assert not any(m in shown_lines["vm-cpu-torch"] for m in ("⚠", "✗", "[!]", "[x]"))
