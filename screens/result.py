@@ -135,8 +135,9 @@ class ResultScreen(StepScreen):
 
     def _fill_table(self, table: DataTable, rec: Any, knowledge: Any) -> None:
         lang = self.lang
-        table.add_columns(ui("result.col_gpu", lang), ui("result.col_vram", lang),
-                          ui("result.col_price", lang))
+        # Text labels: a str is parsed as markup, which loads Rich's 1 MB emoji table.
+        table.add_columns(*(Text(ui(f"result.{key}", lang))
+                            for key in ("col_gpu", "col_vram", "col_price")))
         plain = asciify if self.wizard.ascii_marks else str
         for pick in rec.gpus:
             # Rich Text cells: measured for the column widths, and never read as markup.
