@@ -56,3 +56,12 @@ def test_wrapping_never_splits_a_command_or_starts_a_line_with_closing_punctuati
     assert not any(line.strip()[:1] in "。，）.,)" for line in lines), lines
     assert " ".join(line.strip() for line in lines).replace("。 ", "。").replace("： ", "：") \
         .replace(" ", "") == text.replace(" ", "")
+
+
+def test_chinese_text_has_no_space_between_chinese_characters_after_filling_in():
+    from wizard.i18n import t
+
+    chinese = t("advice.headline.use-free-cloud", "zh", goal="入门学习深度学习", platform="魔搭社区 Notebook")
+    assert "用魔搭社区 Notebook 这类" in chinese
+    latin = t("advice.headline.use-free-cloud", "zh", goal="入门学习深度学习", platform="Kaggle Notebooks")
+    assert "用 Kaggle Notebooks 这类" in latin

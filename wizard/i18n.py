@@ -8,6 +8,7 @@ files. A parity test fails when a key exists in one language only.
 from __future__ import annotations
 
 import os
+import re
 
 from functools import cache
 from typing import Mapping
@@ -68,10 +69,18 @@ def t(key: str, lang: str = "en", **values: object) -> str:
         text = _area("en", area).get(key, key)
     if values:
         try:
-            return text.format(**values)
+            text = text.format(**values)
         except (KeyError, IndexError, ValueError):
             return text
+        if lang == "zh":
+            # Templates space out a {name} for Latin names ("用 Kaggle 这类"); when the value
+            # is Chinese ("魔搭社区 Notebook"), Chinese never puts a space between characters.
+            text = _CJK_GAP.sub("", text)
     return text
+
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) +(?=[{_CJK}])")
 
 
 def has(key: str, lang: str = "en") -> bool:
