@@ -59,7 +59,7 @@ class BudgetScreen(StepScreen):
         result = self._parse(text)
         if isinstance(result, str):
             if quiet_when_empty and not text.strip():
-                self.note("note", ui("budget.hint", self.lang))
+                self.note("note", ui("budget.hint", self.lang) + self._replayed(text))
             else:
                 self.note("note", t(result, self.lang), "error")
             return None
@@ -68,8 +68,17 @@ class BudgetScreen(StepScreen):
             # "¥5000" or "800 usd" in the box wins over the currency buttons; show it.
             self.currency = currency
             self.query_one("#currency", Choices).set_current(currency)
-        self.note("note", self._understood(amount, currency), "ok")
+        self.note("note", self._understood(amount, currency) + self._replayed(text), "ok")
         return amount, currency
+
+    def _replayed(self, text: str) -> str:
+        """In a replay, while the box holds the student's budget, say whose answer it is."""
+        from wizard.app import replay_session
+
+        replay = self.wizard.replay
+        if replay is None or replay.answers is None or text != replay_session(replay).budget_text:
+            return ""
+        return "\n" + ui("replay.answered", self.lang)
 
     def _understood(self, amount: float, currency: str) -> str:
         from wizard.advise import format_money

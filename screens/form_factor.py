@@ -15,7 +15,8 @@ class FormFactorScreen(ChoiceStep):
     PAGES = ("form-factor",)
 
     def checks(self) -> list[Check]:
-        return form_factor_checks(self.wizard.live, self.lang)
+        return form_factor_checks(self.wizard.live, self.lang,
+                                  answered=self.FIELD in self.wizard.session.touched)
 
     def detected(self) -> str | None:
         return detected_form_factor(self.wizard.live)

@@ -188,6 +188,8 @@ def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check
     bench = live.benchmark()
     info = live.torch_info()
     if bench is None:
+        if live.recorded is not None:  # a replayed report: the student's machine, not this one
+            return [Check("info", _u("check.bench_not_recorded", lang))]
         if info is not None and info.status != "ok":
             return [Check("info", _u("check.bench_no_torch", lang))]
         return [Check("info", _u("check.bench_not_run", lang))]
@@ -281,7 +283,8 @@ def detected_form_factor(live: Live) -> str | None:
     return CHASSIS_ANSWERS.get(kind or "")
 
 
-def form_factor_checks(live: Live, lang: str) -> list[Check]:
+def form_factor_checks(live: Live, lang: str, answered: bool = False) -> list[Check]:
+    """`answered`: the answer is the user's (or, replayed, the student's), not detection's."""
     problem = _probe_problem(live, "hardware", lang)
     if problem:
         return [problem]
@@ -290,6 +293,8 @@ def form_factor_checks(live: Live, lang: str) -> list[Check]:
     kind_text = _u(f"chassis.{kind}", lang)
     why = _u("detect.because", lang, evidence=evidence[0]) if evidence else ""
     answer = detected_form_factor(live)
+    if answer and answered:
+        return [Check("ok", _u("detect.chassis_only", lang, kind=kind_text, why=why))]
     if answer:
         option = t(f"guide.options.form_factor.{answer}", lang)
         return [Check("ok", _u("detect.chassis", lang, kind=kind_text, why=why, answer=option))]

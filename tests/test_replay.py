@@ -202,3 +202,28 @@ def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
     # No GPU at all: a CPU build is what fits, not a warning.
     assert "GPU in use: no" in shown_lines["vm-cpu-torch"]
     assert not any(m in shown_lines["vm-cpu-torch"] for m in ("⚠", "✗", "[!]", "[x]"))
+
+
+async def test_replay_never_says_detection_chose_what_the_student_answered(tmp_path):
+    answers = tmp_path / "answers.toml"
+    answers.write_text(STUDENT_ANSWERS.replace('form_factor = "laptop"', 'form_factor = "desktop"'),
+                       encoding="utf-8")
+    out = tmp_path / "desktop-answer.toml"
+    assert run_cli("--answers", str(answers), "--machine", str(MACHINES / "laptop-4060.toml"),
+                   "--report", str(out)).returncode == 0
+    app = make_app("en", replay=recording(out))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await at_step(pilot, "welcome")
+        await pilot.press("enter")
+        for step in ("need_gpu", "has_nvidia"):
+            await at_step(pilot, step)
+            await pilot.press("ctrl+n")
+        await at_step(pilot, "form_factor")
+        panel = " ".join(check.text for check in app.screen.checks())
+        answer = app.screen.query_one("#answer").current
+        await pilot.press("ctrl+n")
+        await at_step(pilot, "budget")
+        budget_note = shown(app.screen.query_one("#note"))
+    assert answer == "desktop"
+    assert "Detected: a laptop" in panel and "We chose" not in panel
+    assert "".join(t("ui.replay.answered", "en").split()) in budget_note
