@@ -70,9 +70,24 @@ def test_bad_answers_are_set_aside_with_reasons_and_the_machine_still_loads(stud
     text = student_report.read_text(encoding="utf-8").replace('goal = "kaggle"', 'goal = "mining"')
     student_report.write_text(text, encoding="utf-8")
     rec = recording(student_report)
-    assert rec.answers is None and rec.is_report
+    assert rec.is_report
     assert any("answers.goal" in p and "mining" in p for p in rec.answers_problems)
+    # Only the bad answer is left out; the student's other answers stay.
+    assert rec.answers.goal == "learning"          # the default: "not answered"
+    assert (rec.answers.budget_amount, rec.answers.form_factor) == (5000, "laptop")
+    assert rec.answers_left_out == {"goal"}
     assert rec.machine.gpus
+    from wizard.app import replay_session
+
+    # The wizard asks the goal again instead of presenting the default as the student's answer.
+    assert "goal" not in replay_session(rec).touched and "budget" in replay_session(rec).touched
+
+
+def test_a_bad_currency_takes_the_amount_with_it(student_report):
+    text = student_report.read_text(encoding="utf-8").replace('"CNY"', '"XYZ"')
+    student_report.write_text(text, encoding="utf-8")
+    rec = recording(student_report)
+    assert rec.answers.budget_amount is None and rec.answers.goal == "kaggle"
 
 
 def test_a_report_without_a_machine_is_an_error(tmp_path):

@@ -430,7 +430,9 @@ def replay_session(replay: Any) -> Session:
         return Session()
     amount = answers.budget_amount
     budget_text = "" if amount is None else f"{amount:g}" if isinstance(amount, float) else str(amount)
-    return Session(answers=answers, touched=_QUESTION_ANSWERS, budget_text=budget_text,
+    left_out = {"budget" if key.startswith("budget_") else key
+                for key in getattr(replay, "answers_left_out", ())}
+    return Session(answers=answers, touched=_QUESTION_ANSWERS - left_out, budget_text=budget_text,
                    currency_choice=answers.budget_currency)
 
 

@@ -7,6 +7,7 @@ those (`Recording`) so a TA sees what the student saw.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,9 @@ class Recording:
 
     path: Path
     machine: Machine
-    answers: Any = None               # wizard.answers.Answers, when the file has usable answers
-    answers_problems: tuple[str, ...] = ()   # why the file's answers were not used
+    answers: Any = None               # wizard.answers.Answers: the file's usable answers
+    answers_problems: tuple[str, ...] = ()   # answers that were left out, and why
+    answers_left_out: frozenset[str] = frozenset()  # their keys: the wizard asks those again
     language: str | None = None       # the report's language
     created: str | None = None        # when the report was saved, "2026-11-30 12:00 UTC"
     verdict: str | None = None        # what the student was told
@@ -54,16 +56,30 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
     path = Path(path)
     data = _read(path, lang)
     machine = _machine(path, data)
-    answers, problems = None, ()
-    if "answers" in data:
+    answers, problems, bad = None, (), set()
+    if isinstance(data.get("answers"), dict):
+        table = dict(data["answers"])
         try:
-            answers = parse_answers(data["answers"], str(path), knowledge)
+            answers = parse_answers(table, str(path), knowledge)
         except AnswersError as exc:
+            # Keep the answers that are fine: a goal that no longer exists should not cost the
+            # TA the student's budget and form factor. A bad currency takes the amount along.
             problems = tuple(exc.problems)
+            bad = {m.group(1) for p in problems if (m := re.match(r"answers\.(\w+)", p))}
+            if "budget_currency" in bad:
+                bad.add("budget_amount")
+            try:
+                answers = parse_answers({k: v for k, v in table.items() if k not in bad},
+                                        str(path), knowledge)
+            except AnswersError:
+                answers = None
+    elif "answers" in data:
+        problems = ("answers: expected a table",)
     rec = data.get("recommendation") if isinstance(data.get("recommendation"), dict) else {}
     language = data.get("language") if data.get("language") in ("en", "zh") else None
-    return Recording(path, machine, answers, problems, language, _created(data.get("created")),
-                     _text(rec.get("verdict")), _text(rec.get("headline")))
+    return Recording(path, machine, answers, problems, frozenset(bad), language,
+                     _created(data.get("created")), _text(rec.get("verdict")),
+                     _text(rec.get("headline")))
 
 
 def _read(path: Path, lang: str) -> dict[str, Any]:
