@@ -41,13 +41,16 @@ def pytest_terminal_summary(terminalreporter):
     """The fault suite's tally: every case tried, and whether it survived."""
     from tests.faults.harness import TALLY
 
-    if not TALLY:
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if "tests/faults/" in getattr(r, "nodeid", "")]
+    if not TALLY and not skipped:
         return
     survived = sum(1 for out in TALLY if out.survived)
     write = terminalreporter.write_line
     terminalreporter.section("fault-injection suite")
+    # A case that could not run (no tmux) is not a case that survived: say so.
     write(f"fault suite: {len(TALLY)} cases tried, {survived} survived, "
-          f"{len(TALLY) - survived} did not")
+          f"{len(TALLY) - survived} did not" + (f", {len(skipped)} not run" if skipped else ""))
     for out in TALLY:
         if not out.survived:
             write(f"  NOT SURVIVED {out.case_id}: {'; '.join(out.problems)[:300]}")

@@ -65,3 +65,13 @@ def test_chinese_text_has_no_space_between_chinese_characters_after_filling_in()
     assert "用魔搭社区 Notebook 这类" in chinese
     latin = t("advice.headline.use-free-cloud", "zh", goal="入门学习深度学习", platform="Kaggle Notebooks")
     assert "用 Kaggle Notebooks 这类" in latin
+
+
+@pytest.mark.parametrize("width", range(20, 60))
+def test_wrapping_never_ends_a_line_with_an_opening_bracket(width):
+    from wizard.textout import wrap
+
+    text = t("nvml.gpus-unreadable", "zh")
+    lines = wrap(text, width, indent=4)
+    assert not any(line.rstrip()[-1:] in "（「《【“" for line in lines), lines
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")

@@ -22,6 +22,7 @@ _REASON_FINDING = {
     "reset-required": ("nvidia-gpu-lost", "error"),
     "container-no-gpu": ("container-without-gpu-access", "error"),
     "wsl-no-library": ("wsl-nvidia-library-missing", "error"),
+    "gpus-unreadable": ("gpus-unknown", "warning"),
 }
 
 

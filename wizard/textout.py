@@ -114,6 +114,7 @@ def safe(text: str, stream=None) -> str:
 
 
 _NO_LINE_START = set("。，、；：！？）」』》〉】,.;:!?)")
+_NO_LINE_END = set("（「『《〈【“‘")  # an opening bracket goes to the line it opens
 _GLUE = "\u2060"  # word joiner: never in our texts, so it can stand in for a kept space
 _COMMAND = re.compile(
     r"(?:sudo |uv )?(?:pip3?|python3? -m pip|uv pip|apt(?:-get)?|dnf|ubuntu-drivers|wsl|nvidia-smi)"
@@ -145,8 +146,11 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
             continue
         closing = token in _NO_LINE_START  # Chinese typography: no line starts with "。" or "）"
         if cell_width(current) + cell_width(token) > limit and current.strip() and not closing:
-            lines.append(current.rstrip())
-            current = " " * (indent + hang)
+            kept, carry = current.rstrip(), ""
+            if kept[-1] in _NO_LINE_END and len(kept.strip()) > 1:
+                kept, carry = kept[:-1], kept[-1]
+            lines.append(kept.rstrip())
+            current = " " * (indent + hang) + carry
         current += token
     if current.strip():
         lines.append(current.rstrip())

@@ -109,7 +109,8 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
 
     line(t("check.gpus", lang))
     if not machine.gpus:
-        line(t("check.no-gpus", lang), 2)
+        unread = nv.reason == "gpus-unreadable"
+        line(t("check.gpus-unknown" if unread else "check.no-gpus", lang), 2)
     for gpu in machine.gpus:
         parts = []
         if gpu.vram_gb is not None:

@@ -24,6 +24,7 @@ def refine_reason(
     chassis: str,
     gpus: tuple[Gpu, ...],
     module_loaded: bool,
+    gpu_scan_failed: bool = False,
 ) -> str:
     reason = info.reason or info.status
     nvidia_pci = [g for g in gpus if g.vendor == "nvidia" and g.source in ("pci", "wmi")]
@@ -40,6 +41,8 @@ def refine_reason(
             return "windows-no-driver"
         if nvidia_pci:
             return "driver-not-installed"
+        if gpu_scan_failed and not module_loaded:
+            return "gpus-unreadable"  # cannot tell "no card" from "card without a driver"
         if not module_loaded:
             return "no-nvidia-gpu"
         return "no-library"

@@ -153,8 +153,10 @@ def assemble(
         info = replace(info, driver_version=hardware.module[0])
     if hardware.module:
         info = replace(info, kernel_module=hardware.module[1])
+    scan_failed = any(n.name == "pci" and n.status == "error" for n in hardware.notes)
     reason = explain.refine_reason(info, os_name=facts.os, chassis=hardware.chassis, gpus=gpus,
-                                   module_loaded=hardware.module is not None)
+                                   module_loaded=hardware.module is not None,
+                                   gpu_scan_failed=scan_failed)
     info = replace(info, reason=None if info.status == "ok" else reason)
     info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
                                                  nvidia.note.seconds if info.status == "timeout" else None))

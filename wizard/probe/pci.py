@@ -51,8 +51,10 @@ def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]
     base = root / "sys/bus/pci/devices"
     try:
         devices = sorted(base.iterdir())
-    except OSError:
+    except FileNotFoundError:  # no PCI bus (some containers, WSL1): nothing to find
         return (), ()
+    # Any other OSError (EACCES in a locked-down sandbox, EIO) propagates: "no GPU here" would
+    # be a guess, and the caller records that the scan failed.
     gpus: list[Gpu] = []
     skipped: list[str] = []
     for dev in devices:
