@@ -273,8 +273,15 @@ def test_unreadable_files_are_named_and_the_rest_summarized(knowledge, tmp_path,
         assert "Traceback" not in captured.err
         assert "validate" in captured.err          # the invalid one says how to see its problems
         assert "good" in captured.out and "H200" in captured.out
-        for name in bad:
-            assert Path(name).stem not in captured.out
-    assert main(["report", "summarize", *bad]) == 2
-    captured = capsys.readouterr()
-    assert "No report could be read" in captured.err and captured.out == ""
+    # A student whose file is broken stays on the roster, marked, so a TA sees who is missing.
+    assert main(["report", "summarize", *bad, good, "--csv"]) == 2
+    rows = {Path(r["file"]).name: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out.lstrip("\ufeff")))}
+    assert {name: rows[name]["ready"] for name in ("binary.toml", "syntax.toml", "folder.toml",
+                                                  "missing.toml", "invalid.toml")} == {
+        "binary.toml": "unreadable", "syntax.toml": "unreadable", "folder.toml": "unreadable",
+        "missing.toml": "unreadable", "invalid.toml": "invalid"}
+    assert rows["good.toml"]["ready"] == "yes" and len(rows) == 6
+    assert main(["report", "summarize", *bad, "--lang", "en"]) == 2
+    out = capsys.readouterr().out
+    assert "0 of 5 ready" in out and "invalid report" in out
+    assert sum(1 for line in out.splitlines() if line.rstrip().endswith("unreadable")) == 4

@@ -569,6 +569,18 @@ def summarize(reports: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, s
     return [_summary_row(name, report) for name, report in reports]
 
 
+def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
+    """The roster row of a report that is "invalid" (read, but fails validation) or
+    "unreadable": the student stays on the roster. An invalid report shows what it can."""
+    row = {column: "" for column in SUMMARY_COLUMNS}
+    if isinstance(data, dict):
+        try:
+            row = _summary_row(name, data)
+        except Exception:  # a hand-edited file can hold anything; the row is best effort
+            pass
+    return {**row, "file": name, "ready": state}
+
+
 def torch_has_error(findings: list[Any]) -> bool:
     return any(isinstance(f, dict) and str(f.get("id", "")).startswith("torch-")
                and f.get("severity") == "error" for f in findings)

@@ -78,28 +78,34 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _summarize(args: argparse.Namespace) -> int:
     from wizard.i18n import t
-    from wizard.report import ReportError, load_report, summarize
+    from wizard.report import ReportError, load_report, read_toml, summarize, unusable_row
 
     lang = getattr(args, "lang", None) or _locale_lang()
     knowledge = _knowledge()
-    loaded: list[tuple[str, dict[str, Any]]] = []
+    rows: list[dict[str, str]] = []
     failed = False
     for name in args.files:
         try:
-            loaded.append((name, load_report(name, knowledge)))
+            rows += summarize([(name, load_report(name, knowledge))])
         except ReportError as exc:
+            # The student stays on the roster (and in the CSV a TA opens), marked; why goes
+            # to stderr.
             failed = True
             problems = getattr(exc, "problems", None)
             reason = (t("roster.invalid", lang, count=len(problems)) if problems
                       else exc.detail(lang))
             _err(t("report.summarize.skipped", lang, path=name, reason=reason))
-    rows = summarize(loaded)
+            data = None
+            if problems:
+                try:
+                    data = read_toml(name)
+                except ReportError:
+                    pass
+            rows.append(unusable_row(name, "invalid" if problems else "unreadable", data))
     if args.csv:
         _out(render_csv(rows, bom=_wants_bom(sys.stdout)))
-    elif rows:
-        _out(render_table(rows, lang))
     else:
-        _err(t("report.summarize.none", lang))
+        _out(render_table(rows, lang))
     return 2 if failed else 0
 
 
@@ -538,7 +544,7 @@ def _cell(column: str, value: str, lang: str) -> str:
     from wizard.i18n import has, t
 
     if column in ("ready", "torch_gpu"):
-        return t(f"report.value.{value}", lang)
+        return t(f"report.value.{value}", lang) if value else ""
     if column == "verdict" and value:
         return t(f"advice.verdict.{value}", lang)
     if column == "torch" and has(f"report.torch-status.{value}", lang):
