@@ -75,3 +75,9 @@ def test_wrapping_never_ends_a_line_with_an_opening_bracket(width):
     lines = wrap(text, width, indent=4)
     assert not any(line.rstrip()[-1:] in "（「《【“" for line in lines), lines
     assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+
+
+def test_english_plurals_follow_the_number():
+    assert t("check.summary-problems", "en", errors=1, warnings=0) == "1 problem, 0 warnings."
+    assert "sees 2 GPUs." in t("nvml.ok", "en", driver="580.95.05", count=2, cuda="13.0")
+    assert "(s)" not in t("roster.invalid", "en", count=3)

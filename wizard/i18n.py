@@ -76,7 +76,13 @@ def t(key: str, lang: str = "en", **values: object) -> str:
             # Templates space out a {name} for Latin names ("用 Kaggle 这类"); when the value
             # is Chinese ("魔搭社区 Notebook"), Chinese never puts a space between characters.
             text = _CJK_GAP.sub("", text)
+        else:
+            # "{count} GPU(s)" in a template reads "1 GPU" / "2 GPUs" once the number is in.
+            text = _PLURAL.sub(lambda m: f"{m[1]} {m[2]}" + ("" if m[1] == "1" else "s"), text)
     return text
+
+
+_PLURAL = re.compile(r"\b(\d[\d,]*) (\w+)\(s\)")
 
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
