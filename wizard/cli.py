@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 
             status = wizard_main.run(args)
     except KeyboardInterrupt as exc:  # Ctrl+C, SIGTERM, SIGHUP (wizard.signals)
-        return _interrupted(exc, getattr(args, "lang", None))
+        # Only the wizard and the headless run write reports; the others just stop.
+        writes = args is not None and getattr(args, "_module", None) is None
+        return _interrupted(exc, getattr(args, "lang", None), writes)
     except BrokenPipeError:
         return 0
     except ContentError as exc:  # a data file this command cannot do without
@@ -131,7 +133,7 @@ def _say(text: str) -> None:
         pass
 
 
-def _interrupted(exc: KeyboardInterrupt, lang: str | None) -> int:
+def _interrupted(exc: KeyboardInterrupt, lang: str | None, writes_reports: bool = True) -> int:
     from wizard.i18n import language_from_env, t
 
     runner = sys.modules.get("wizard.probe.runner")
@@ -140,7 +142,9 @@ def _interrupted(exc: KeyboardInterrupt, lang: str | None) -> int:
     report = sys.modules.get("wizard.report")
     saved = list(getattr(report, "SAVED", []))
     lang = lang or language_from_env()
-    text = (t("ui.exit.interrupted_saved", lang, path=saved[-1]) if saved
-            else t("ui.exit.interrupted", lang))
+    if saved:
+        text = t("ui.exit.interrupted_saved", lang, path=saved[-1])
+    else:
+        text = t("ui.exit.interrupted" if writes_reports else "ui.exit.interrupted_plain", lang)
     _say(text)
     return signals.exit_code(exc)
