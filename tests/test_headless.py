@@ -212,3 +212,14 @@ def test_missing_answers_count_as_not_sure(tmp_path, capsys):
     report = tomllib.loads(out.read_text(encoding="utf-8"))
     assert report["answers"]["form_factor"] == "unsure"
     assert "not sure" in report["recommendation"]["headline"]
+
+
+def test_a_person_at_a_terminal_is_told_why_it_takes_a_while(tmp_path):
+    from tests.test_check_cli import _run_in_a_terminal
+
+    answers = tmp_path / "answers.toml"
+    answers.write_text(GOOD, encoding="utf-8")
+    code, shown = _run_in_a_terminal(["--answers", str(answers), "--report", str(tmp_path / "r.toml"),
+                                      "--lang", "en"], {"LANG": "en_US.UTF-8"})
+    assert code == 0, shown
+    assert shown.index("Checking this computer") < shown.index("Recommendation")

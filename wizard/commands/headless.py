@@ -92,7 +92,10 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
             _err(f"gpu-wizard: {exc}")
             return None
     from wizard.probe.gather import gather
+    from wizard.probe.torch_probe import DEFAULT_TIMEOUT
 
+    if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
+        _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
     return gather(lang, python=getattr(args, "python", None), report_path=out.parent)
 
 
