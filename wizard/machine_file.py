@@ -15,7 +15,6 @@ from typing import Any
 from wizard.probe.model import Machine, MachineFormatError, machine_from_dict
 from wizard.report import ReportReadError, read_toml
 
-MAX_BYTES = 2 * 1024 * 1024  # a real report is a few kB; refuse to parse a huge file
 
 
 class MachineFileError(Exception):
@@ -84,7 +83,7 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
 
 def _read(path: Path, lang: str) -> dict[str, Any]:
     try:
-        data = read_toml(path, MAX_BYTES)
+        data = read_toml(path)  # the report's size cap: one limit, one message
     except ReportReadError as exc:
         raise MachineFileError(exc.message(lang)) from None
     if "machine" not in data:
