@@ -38,7 +38,8 @@ class SaveScreen(StepScreen):
     def compose_question(self) -> ComposeResult:
         redact = "save.redacted" if self.wizard.redact else "save.not_redacted"
         gap = "" if self.lang == "zh" else " "  # Chinese sentences run on without a space
-        yield Static(self.text(ui("save.intro", self.lang) + gap + ui(redact, self.lang)), id="intro")
+        intro = "save.intro_replay" if self.wizard.replay is not None else "save.intro"
+        yield Static(self.text(ui(intro, self.lang) + gap + ui(redact, self.lang)), id="intro")
         yield Static(self.text(ui("save.label", self.lang)), id="question")
         yield Input(self.wizard.session.save_text or str(self.wizard.default_report_path()),
                     id="path", compact=True)

@@ -242,3 +242,23 @@ async def test_replay_never_says_detection_chose_what_the_student_answered(tmp_p
     assert answer == "desktop"
     assert "Detected: a laptop" in panel and "We chose" not in panel
     assert "".join(t("ui.replay.answered", "en").split()) in budget_note
+
+
+async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_path):
+    from tests.test_app_flow import save
+
+    rec = recording(student_report)
+    app = make_app("en", replay=rec, report_path=tmp_path / "ta-copy.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        for step in ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal"):
+            await at_step(pilot, step)
+            await pilot.press("ctrl+n")
+        await at_step(pilot, "result")
+        saved = await save(pilot)
+    data = tomllib.loads(saved.read_text(encoding="utf-8"))
+    assert data["replay"] == {"of_report": True, "recorded": rec.created}
+    # Readers of version 1 ignore a key they do not know: the copy is still a valid report.
+    assert run_cli("report", "validate", str(saved)).returncode == 0
+    shown_text = run_cli("report", "show", str(saved), "--lang", "en").stdout
+    assert f"Saved from a replay of a report recorded {rec.created}" in shown_text

@@ -403,8 +403,13 @@ class WizardApp(App[int]):
         outcome = self.outcome()
         if outcome is None:
             raise RuntimeError("the report needs every check to have finished")
-        return build_report(self.session.answers, outcome.machine, outcome.findings,
-                            outcome.recommendation, self.lang, redact=self.redact)
+        report = build_report(self.session.answers, outcome.machine, outcome.findings,
+                              outcome.recommendation, self.lang, redact=self.redact)
+        if self.replay is not None:
+            # Whoever reads it later must not take it for a fresh check of some computer.
+            report["replay"] = {"of_report": self.replay.is_report,
+                                "recorded": self.replay.created or "unknown"}
+        return report
 
     def save_report(self, text: str) -> Path:
         """Save to `text` (a path as typed); ReportError when that is not possible."""

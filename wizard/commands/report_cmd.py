@@ -121,6 +121,9 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
     created = report["created"].strftime("%Y-%m-%d %H:%M UTC")
     out.append(t("report.show.created", lang, created=created, version=report["tool_version"]))
     out.append(t("report.show.redacted" if report["redacted"] else "report.show.not-redacted", lang))
+    replay = report.get("replay")
+    if isinstance(replay, dict):  # saved from `gpu-wizard --machine`: not a fresh check
+        out.append(t("report.show.replay", lang, recorded=str(replay.get("recorded", "?"))))
     out.append("")
     out += _answers_lines(report["answers"], lang, knowledge)
     out.append("")
