@@ -284,7 +284,7 @@ def _goal_label(goal_id: str, lang: str, knowledge: Any) -> str:
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
-_DROP_ORDER = ("vram_gb", "errors", "torch_gpu", "torch", "gpu")
+_DROP_ORDER = ("errors", "torch_gpu", "vram_gb", "torch", "gpu")  # the issue asks for GPU and VRAM
 _MIN_WIDTH = {"file": 16, "gpu": 12}
 _SEP = "  "
 
