@@ -74,3 +74,20 @@ def test_hostile_values_are_refused(field, value):
 
 def test_not_a_table():
     assert problems([1, 2]) == ["machine: expected a table, got a list"]
+
+
+def test_one_problem_per_value_and_no_negative_sizes():
+    from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
+    from wizard.machine_file import load_machine
+    from tests.conftest import MACHINES
+
+    data = to_dict(load_machine(MACHINES / "laptop-4060.toml"))
+    data["gpus"][0]["vendor"] = 7
+    data["gpus"][0]["vram_gb"] = -8.0
+    data["ram_gb"] = -1
+    with pytest.raises(MachineFormatError) as caught:
+        machine_from_dict(data)
+    problems = caught.value.problems
+    assert [p for p in problems if "vendor" in p] == ["machine.gpus[0].vendor: expected text, got a whole number"]
+    assert any("machine.gpus[0].vram_gb" in p and "negative" in p for p in problems)
+    assert any("machine.ram_gb" in p and "negative" in p for p in problems)

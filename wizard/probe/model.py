@@ -201,10 +201,16 @@ def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
             elif required:
                 kwargs[f.name] = None
             continue
+        before = len(problems)
         value = _convert(hints[f.name], raw, key_path, problems)
+        if len(problems) > before:  # one problem per value: a wrong type is enough said
+            continue
         allowed = f.metadata.get("enum")
         if allowed and value is not None and value not in allowed:
             problems.append(f"{key_path}: {value!r} is not one of {', '.join(allowed)}")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 \
+                and f.name.endswith(_NEVER_NEGATIVE):
+            problems.append(f"{key_path}: {value!r} is negative")
         kwargs[f.name] = value
     if problems:
         return None
@@ -216,6 +222,11 @@ def _type_hints(cls: type) -> dict[str, Any]:
     # Resolving the string annotations compiles each one: once per class, not once per table
     # read (summarizing a class of 200 reports spent most of its time here).
     return typing.get_type_hints(cls)
+
+
+# Sizes, counts and speeds: a negative one is a hand-edited (or broken) file.
+_NEVER_NEGATIVE = ("_gb", "_gflops", "_tflops", "_count", "_cores", "_threads", "_mb", "seconds",
+                   "matrix_size")
 
 
 def _allows_none(tp: Any) -> bool:
