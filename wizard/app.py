@@ -29,7 +29,7 @@ from textual.message import Message
 
 from wizard.answers import Answers
 from wizard.i18n import language_from_env, t
-from wizard.textout import ascii_terminal  # noqa: F401 - the wizard's and the tests' name for it
+from wizard.textout import ascii_terminal
 
 import screens
 from screens.facts import PROBES, Live, Probes, from_machine
