@@ -25,6 +25,7 @@ from tests.faults.harness import (
     common_problems, TALLY,
 )
 from tests.terminal import Terminal
+from tests.test_replay import STUDENT_ANSWERS
 from wizard.i18n import t
 from wizard.probe.gather import NVML_TIMEOUT
 from wizard.probe.torch_probe import DEFAULT_TIMEOUT as TORCH_TIMEOUT
@@ -36,18 +37,10 @@ NVIDIA_STATUSES = {"ok", "no-library", "no-driver", "no-device", "version-mismat
                    "no-permission", "timeout", "error"}
 TORCH_STATUSES = {"ok", "not-installed", "import-error", "crashed", "timeout"}
 LAPTOP = str(MACHINES / "laptop-4060.toml")
-ANSWERS = """[answers]
-need_gpu = "yes"
-has_nvidia = "yes"
-form_factor = "laptop"
-budget_amount = 5000
-budget_currency = "CNY"
-goal = "kaggle"
-"""
 
 
 def write_answers(folder: Path) -> None:
-    (folder / "answers.toml").write_text(ANSWERS, encoding="utf-8")
+    (folder / "answers.toml").write_text(STUDENT_ANSWERS, encoding="utf-8")
 
 
 def run(case: Case, tmp_path: Path) -> Outcome:
@@ -71,6 +64,19 @@ def valid_report(path: Path) -> list[str]:
     if done.returncode != 0:
         return [f"report validate said {done.returncode}: {done.stdout[-300:]} {done.stderr[-300:]}"]
     return []
+
+
+def report_says(name: str = "r.toml", **statuses: str):
+    """The saved report is valid and records these probe statuses (nvidia=…, torch=…)."""
+    def judge(out: Outcome) -> list[str]:
+        report = out.workdir / name
+        problems = valid_report(report)
+        if problems:
+            return problems
+        machine = tomllib.loads(report.read_text(encoding="utf-8"))["machine"]
+        return [f"{part} status {machine[part]['status']!r}, expected {want!r}"
+                for part, want in statuses.items() if machine[part]["status"] != want]
+    return judge
 
 
 # ------------------------------------------------------------------------- NVML ---
@@ -161,17 +167,9 @@ def test_check_survives_a_broken_torch(mode, tmp_path):
 
 @pytest.mark.parametrize("mode", ["segv", "import-error", "exit"])
 def test_headless_saves_a_report_beside_a_broken_torch(mode, tmp_path):
-    def judge(out: Outcome) -> list[str]:
-        problems = valid_report(out.workdir / "r.toml")
-        if not problems:
-            data = tomllib.loads((out.workdir / "r.toml").read_text(encoding="utf-8"))
-            if data["machine"]["torch"]["status"] != TORCH_MODES[mode]:
-                problems.append(f"torch status {data['machine']['torch']['status']}")
-        return problems
-
     run(Case(f"headless-torch-{mode}", ["--answers", "answers.toml", "--report", "r.toml"],
-             paths=(FAKE_TORCH,), env={"FAKE_TORCH": mode}, setup=write_answers, check=judge),
-        tmp_path)
+             paths=(FAKE_TORCH,), env={"FAKE_TORCH": mode}, setup=write_answers,
+             check=report_says(torch=TORCH_MODES[mode])), tmp_path)
 
 
 # ------------------------------------------------------------------------ sysfs ---
@@ -632,37 +630,19 @@ def test_a_signal_mid_save_in_the_wizard_keeps_the_whole_report(name, tmp_path):
 
 @needs_tmux
 def test_the_live_wizard_survives_hanging_nvml_crashing_torch_and_unreadable_sysfs(tmp_path):
-    def judge(out: Outcome) -> list[str]:
-        report = out.workdir / "r.toml"
-        problems = valid_report(report)
-        if not problems:
-            data = tomllib.loads(report.read_text(encoding="utf-8"))
-            if data["machine"]["nvidia"]["status"] != "timeout":
-                problems.append(f"nvidia status {data['machine']['nvidia']['status']}")
-            if data["machine"]["torch"]["status"] != "crashed":
-                problems.append(f"torch status {data['machine']['torch']['status']}")
-        return problems
-
     out = run_tui(TuiCase("tui-live-faults", "save", "save", args=("--report", "r.toml"),
                           paths=(FAKE_NVML, FAKE_TORCH), faults=("sysfs-eacces",),
-                          env={"FAKE_NVML": "hang", "FAKE_TORCH": "segv"}, check=judge),
+                          env={"FAKE_NVML": "hang", "FAKE_TORCH": "segv"},
+                          check=report_says(nvidia="timeout", torch="crashed")),
                   tmp_path)
     assert out.survived, "; ".join(out.problems)
 
 
 @needs_tmux
 def test_the_live_wizard_saves_beside_a_torch_that_fails_to_import(tmp_path):
-    def judge(out: Outcome) -> list[str]:
-        report = out.workdir / "r.toml"
-        problems = valid_report(report)
-        if not problems:
-            status = tomllib.loads(report.read_text(encoding="utf-8"))["machine"]["torch"]["status"]
-            if status != "import-error":
-                problems.append(f"torch status {status}")
-        return problems
-
     out = run_tui(TuiCase("tui-live-torch-import-error", "save", "save", args=("--report", "r.toml"),
-                          paths=(FAKE_TORCH,), env={"FAKE_TORCH": "import-error"}, check=judge),
+                          paths=(FAKE_TORCH,), env={"FAKE_TORCH": "import-error"},
+                          check=report_says(torch="import-error")),
                   tmp_path)
     assert out.survived, "; ".join(out.problems)
 
