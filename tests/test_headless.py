@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -175,9 +176,9 @@ def test_without_machine_this_computer_is_probed(tmp_path, capsys, monkeypatch):
         return live_machine()
 
     monkeypatch.setattr(gather_module, "gather", fake_gather)
-    code, out = headless(tmp_path, machine=None, lang="zh", extra=["--python", "/opt/py/bin/python3"])
+    code, out = headless(tmp_path, machine=None, lang="zh", extra=["--python", sys.executable])
     assert code == 0
-    assert calls[0][0] == "zh" and calls[0][1]["python"] == "/opt/py/bin/python3"
+    assert calls[0][0] == "zh" and calls[0][1]["python"] == sys.executable
     text = out.read_text(encoding="utf-8")
     assert "alice-zenbook" not in text and "GPU-8f9a1b2c" not in text
 

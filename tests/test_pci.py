@@ -78,3 +78,54 @@ def test_mobile_name_from_pci_ids_marks_a_laptop_part(write_tree):
 
 def test_no_sysfs_means_no_gpus_not_an_error(tmp_path):
     assert scan_linux(tmp_path) == ((), ())
+
+
+def test_one_id_for_desktop_and_mobile_boards_is_not_a_laptop_part(write_tree):
+    # pci.ids names 1002:7480 "Radeon RX 7600/7600 XT/7600M XT/7600S/7700S / PRO W7600": the id
+    # covers desktop cards too, so the name alone does not make this one a laptop.
+    files = device("0000:03:00.0", "0x030000", "0x1002", "0x7480") | {"usr/share/hwdata/pci.ids": PCI_IDS}
+    [gpu] = scan_linux(write_tree(files))[0]
+    assert gpu.laptop is None
+
+
+# --- the AMD GPU's ROCm target, from amdgpu's compute (KFD) topology ---------------------------
+
+def _kfd_nodes(dump: str) -> dict[str, str]:
+    """`cat nodes/*/properties` printed the nodes one after the other: one file per node again."""
+    nodes: list[list[str]] = []
+    for line in dump.splitlines():
+        if line.startswith("$ "):
+            continue
+        if line.startswith("cpu_cores_count") or not nodes:
+            nodes.append([])
+        nodes[-1].append(line)
+    return {f"sys/class/kfd/kfd/topology/nodes/{i}/properties": "\n".join(lines) + "\n"
+            for i, lines in enumerate(nodes)}
+
+
+def test_the_rocm_target_comes_from_a_real_kfd_topology(write_tree):
+    from tests.realoutputs import section
+
+    dump = section("linux-lspci-and-kfd-amd-rdna.txt", "Radeon RX 7900 XTX (KFD node").output
+    files = _kfd_nodes(dump) | device("0000:03:00.0", "0x030000", "0x1002", "0x744c")
+    [gpu] = scan_linux(write_tree(files))[0]
+    assert (gpu.bus_id, gpu.gfx_target) == ("0000:03:00.0", "gfx1100")
+
+
+def test_an_old_kfd_node_without_a_target_is_ignored(write_tree):
+    from tests.realoutputs import section
+    from wizard.probe.pci import kfd_targets
+
+    dump = section("linux-lspci-and-kfd-amd-rdna.txt", "Bristol Ridge APU").output
+    assert kfd_targets(write_tree(_kfd_nodes(dump))) == {}
+
+
+def test_kfd_target_numbers_become_gfx_names(write_tree):
+    from wizard.probe.pci import kfd_targets
+
+    files = {}
+    for node, (version, location) in enumerate([(100301, 0x0300), (90010, 0x2100), (110501, 0xC100)], 1):
+        files[f"sys/class/kfd/kfd/topology/nodes/{node}/properties"] = (
+            f"gfx_target_version {version}\nvendor_id 4098\nlocation_id {location}\ndomain 0\n")
+    assert kfd_targets(write_tree(files)) == {"0000:03:00.0": "gfx1031", "0000:21:00.0": "gfx90a",
+                                              "0000:c1:00.0": "gfx1151"}

@@ -237,6 +237,18 @@ FAKE_BENCH_TORCH = """
     def mm(a, b):
         time.sleep(0.02 if a[0] == "cpu" else 0.001)
 
+    class _Tensor:   # just enough for the GPU test: arange, +, sum(), item()
+        def __add__(self, other):
+            return self
+        def sum(self):
+            return self
+        def item(self):
+            return 1048576.0
+
+    def arange(n, dtype=None, device="cpu"):
+        randn(n, device=device.split(":")[0])
+        return _Tensor()
+
     class _Props:
         name, major, minor, total_memory = "NVIDIA GeForce RTX 5080", 12, 0, 16 * 1024 ** 3
 
@@ -261,7 +273,13 @@ def test_benchmark_times_cpu_and_gpu_or_says_why_the_gpu_failed(tmp_path, gpu_wo
         assert bench.gpu_matrix_size == 4096 and bench.gpu_tflops > 1 and bench.gpu_error is None
     else:
         assert bench.gpu_tflops is None and bench.gpu_matrix_size is None
-        assert bench.gpu_error.startswith("RuntimeError: CUDA error: no kernel image is available")
+        # The GPU test failed first; the benchmark says why instead of failing again.
+        assert bench.gpu_error.startswith("CUDA error: no kernel image is available")
+    tests = info.gpu_tests
+    assert [(t.device, t.name, t.status) for t in tests] == \
+        [("cuda:0", "NVIDIA GeForce RTX 5080", "ok" if gpu_works else "failed")]
+    if not gpu_works:
+        assert tests[0].error_line == "CUDA error: no kernel image is available for execution on the device"
 
 
 def test_arch_flags_are_read_when_no_gpu_is_available(tmp_path):
@@ -427,10 +445,11 @@ def test_probe_result_round_trips_through_the_report_schema(tmp_path):
     assert machine.torch == info
 
 
-def test_the_child_is_standalone_and_python_3_8_compatible():
-    # It runs under the user's interpreter, which has no gpu-wizard and may be as old as torch 2.4 allows.
+def test_the_child_is_standalone_and_python_3_6_compatible():
+    # It runs under the user's interpreter, which has no gpu-wizard and may be old: environments
+    # stuck on Python 3.7 and torch 1.13 are exactly the ones that need a diagnosis.
     source = torch_probe.child_source()
-    tree = ast.parse(source, feature_version=(3, 8))
+    tree = ast.parse(source, feature_version=(3, 6))
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
     imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
@@ -497,3 +516,96 @@ def test_message_does_not_call_a_gpu_usable_when_the_build_lacks_its_kernels():
     ampere = TorchInfo(status="ok", version="2.8.0+cu128", build="cuda", cuda_available=True,
                        devices=(TorchDevice("NVIDIA GeForce RTX 3060", "8.6"),), arch_list=pascal.arch_list)
     assert "can use the GPU" in torch_message(ampere, "en")
+
+
+# ---------------------------------------------------------------------------------------------
+# The GPU test: a tiny kernel on every device torch offers, the ground truth of "can it use it"
+
+FAKE_GPU_TORCH = """
+    import os, signal, time
+    from types import SimpleNamespace
+    __version__ = "2.13.0+cu130"
+    version = SimpleNamespace(cuda="13.0", hip=None, xpu=None)
+    float32 = "float32"
+    MODE = "{mode}"
+    CALLS = []
+
+    class _Tensor:
+        def __add__(self, other):
+            return self
+        def sum(self):
+            return self
+        def item(self):
+            return 3.0 if MODE == "wrong" else 1048576.0
+
+    def arange(n, dtype=None, device="cpu"):
+        CALLS.append(device)
+        if MODE == "fail":
+            raise RuntimeError("CUDA error: no kernel image is available for execution on the device\\n"
+                               "CUDA kernel errors might be asynchronously reported")
+        if MODE == "hang" and device == "cuda:1":
+            time.sleep(60)
+        if MODE == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return _Tensor()
+
+    class _Props:
+        name, major, minor, total_memory = "NVIDIA GeForce RTX 4090", 8, 9, 24 * 1024 ** 3
+
+    cuda = SimpleNamespace(is_available=lambda: True, device_count=lambda: 2,
+                           get_device_properties=lambda i: _Props(), get_arch_list=lambda: ["sm_86", "sm_90"],
+                           synchronize=lambda: None)
+    get_num_threads = lambda: 8
+"""
+
+
+def gpu_torch(tmp_path: Path, mode: str) -> list[str]:
+    fake_torch(tmp_path, FAKE_GPU_TORCH.replace("{mode}", mode))
+    return [str(tmp_path)]
+
+
+def test_the_gpu_test_runs_on_every_device(tmp_path):
+    info, _, note = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "ok"))
+    assert [(t.device, t.status, t.name) for t in info.gpu_tests] == [
+        ("cuda:0", "ok", "NVIDIA GeForce RTX 4090"), ("cuda:1", "ok", "NVIDIA GeForce RTX 4090")]
+    assert all(t.seconds is not None and t.seconds >= 0 for t in info.gpu_tests)
+    assert note.status == "ok"
+
+
+@pytest.mark.parametrize("mode, line", [
+    ("fail", "CUDA error: no kernel image is available for execution on the device"),
+    ("wrong", "wrong result: 3.0 instead of 1048576.0"),
+])
+def test_a_failing_gpu_test_records_the_key_line(tmp_path, mode, line):
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, mode))
+    assert info.status == "ok"
+    assert [(t.status, t.error_line) for t in info.gpu_tests] == [("failed", line)] * 2
+
+
+def test_a_hanging_gpu_test_keeps_what_was_learnt_and_names_the_device(tmp_path):
+    start = time.monotonic()
+    info, _, note = probe_torch(timeout=6, extra_path=gpu_torch(tmp_path, "hang"))
+    assert time.monotonic() - start < 6 + 3
+    assert info.status == "ok" and info.version == "2.13.0+cu130" and info.cuda_available
+    assert [(t.device, t.status) for t in info.gpu_tests] == [("cuda:0", "ok"), ("cuda:1", "timeout")]
+    assert "did not finish within 6 s" in info.gpu_tests[1].error_line
+    assert note.status == "timeout"
+
+
+def test_a_gpu_test_that_kills_python_is_a_failed_test_not_a_broken_torch(tmp_path):
+    info, _, note = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "crash"))
+    assert info.status == "ok"
+    assert info.gpu_tests[0].status == "failed" and "SIGSEGV" in info.gpu_tests[0].error_line
+    assert note.status == "error"
+
+
+def test_no_gpu_test_when_asked_not_to(tmp_path):
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "crash"), gpu_test=False)
+    assert info.status == "ok" and info.gpu_tests == ()
+
+
+def test_visible_devices_settings_are_recorded(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "ok"), gpu_test=False)
+    assert info.visible_devices_env == ("CUDA_VISIBLE_DEVICES=",)
+

@@ -59,7 +59,10 @@ def _keep_top_level_values(top: argparse.ArgumentParser, sub: argparse.ArgumentP
 
 def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale; zh* → zh)")
-    parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
+    parser.add_argument("--python", metavar="PATH",
+                        help="the interpreter whose torch is checked (default: found where your PyTorch is)")
+    parser.add_argument("--no-gpu-test", action="store_true",
+                        help="do not run a tiny kernel on each visible GPU")
     parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
     parser.add_argument("--answers", metavar="FILE", help="headless run: answers from FILE")
     parser.add_argument("--report", metavar="PATH", help="where the report is saved")
@@ -74,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        bad_python = _check_python(args)
+        if bad_python is not None:
+            _say(bad_python)
+            return 2
         module = getattr(args, "_module", None)
         if module is not None:
             status = module.run(args)
@@ -92,6 +99,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _warn_damaged(_lang(args))
     return status
+
+
+def _check_python(args: argparse.Namespace) -> str | None:
+    """`--python PATH` must name a Python before anything runs; the sentence saying why not."""
+    path = getattr(args, "python", None)
+    if not path:
+        return None
+    from wizard.i18n import t
+    from wizard.probe.discover import PythonArgError, check_python_arg
+
+    try:
+        args.python = check_python_arg(path)
+    except PythonArgError as exc:
+        return t(f"torch.python-arg.{exc.key}", _lang(args), path=path, detail=exc.detail or "")
+    return None
 
 
 # Not in content/: these sentences report that content/ is damaged.

@@ -96,7 +96,8 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
 
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
-    return gather(lang, python=getattr(args, "python", None), report_path=out.parent)
+    return gather(lang, python=getattr(args, "python", None), report_path=out.parent,
+                  gpu_test=not getattr(args, "no_gpu_test", False))
 
 
 def _torch_choice(machine: Any, lang: str) -> Any:

@@ -1,10 +1,16 @@
 """Import torch and describe it; runs inside the *user's* interpreter, not gpu-wizard's.
 
-This file is sent as `python -c <source>` to whatever interpreter `--python` names, which does
-not have gpu-wizard installed. So it imports nothing but the standard library and torch, keeps
-to syntax that Python 3.8 understands (torch 2.4 still supports 3.8), and prints one marked JSON
-line at the end. Everything torch prints itself (C-level banners, warnings) goes around it.
-Running it as `-c` also keeps gpu-wizard's own folders off this interpreter's `sys.path`.
+This file is sent as `python -c <source>` to the interpreter being checked, which does not have
+gpu-wizard installed. So it imports nothing but the standard library and torch, keeps to syntax
+that Python 3.6 understands (old environments are the ones that need diagnosing), and prints
+marked JSON lines: the parent keeps the last one. Everything torch prints itself (C-level
+banners, warnings) goes around them. Running it as `-c` also keeps gpu-wizard's own folders off
+this interpreter's `sys.path`.
+
+With `--gpu-test` it runs a tiny kernel on every visible device (allocate, add, synchronize):
+the only proof that this torch can really use that GPU. A line is emitted before each test with
+that test marked "running", so if a driver hangs or crashes the process, the parent still has
+everything learnt so far and knows which device it was.
 """
 
 import json
@@ -101,6 +107,56 @@ def describe(torch, data):
     capability = safe(cpu_backend.get_cpu_capability, None) if cpu_backend else None
     data["cpu_capability"] = str(capability) if capability else None
     data["threads"] = safe(torch.get_num_threads, None)
+    # Set to "" or "-1" it hides every GPU from CUDA (and ROCm reads it too).
+    for name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        if name in os.environ:
+            data.setdefault("visible_devices", {})[name] = os.environ[name][:200]
+
+
+# sum(2*i + 1 for i in range(1024)): a wrong answer means the device computes garbage.
+_TEST_SIZE = 1024
+_TEST_EXPECTED = float(_TEST_SIZE * _TEST_SIZE)
+
+
+def test_targets(torch, data):
+    """(device string, name, synchronize) for every device torch says it can use."""
+    targets = []
+    if data.get("cuda_available"):
+        for index, device in enumerate(data.get("devices") or []):
+            targets.append(("cuda:%d" % index, device.get("name"), torch.cuda.synchronize))
+    elif data.get("xpu_available"):
+        for index, device in enumerate(data.get("devices") or []):
+            targets.append(("xpu:%d" % index, device.get("name"), torch.xpu.synchronize))
+    if data.get("mps_available"):
+        targets.append(("mps", "Apple GPU (MPS)", torch.mps.synchronize))
+    return targets
+
+
+def error_text(exc):
+    """The key line of a device error, without the exception's class name."""
+    line = key_line(exc)
+    name = type(exc).__name__ + ": "
+    return line[len(name):] if line.startswith(name) else line
+
+
+def gpu_tests(torch, data):
+    data["gpu_tests"] = []
+    for device, name, sync in test_targets(torch, data):
+        test = {"device": device, "name": name, "status": "running"}
+        data["gpu_tests"].append(test)
+        emit(data)  # if the next lines never return, the parent knows where it stopped
+        started = time.perf_counter()
+        try:
+            values = torch.arange(_TEST_SIZE, dtype=torch.float32, device=device)
+            total = float((values + values + 1.0).sum().item())
+            sync()
+            if abs(total - _TEST_EXPECTED) > 0.5:
+                raise ValueError("wrong result: %r instead of %r" % (total, _TEST_EXPECTED))
+            test["status"] = "ok"
+        except Exception as exc:
+            test["status"] = "failed"
+            test["error_line"] = error_text(exc)
+        test["seconds"] = round(time.perf_counter() - started, 3)
 
 
 def cuda_device(torch, index, rocm):
@@ -148,7 +204,13 @@ def benchmark(torch, data):
     result["cpu_gflops"] = round(matmul_rate(torch, "cpu", size, 0.6, lambda: None) / 1e9, 2)
 
     backend = None
-    if data.get("cuda_available"):
+    failed = [t for t in data.get("gpu_tests") or [] if t.get("status") != "ok"]
+    if failed:
+        # The device already failed a tiny kernel: a big one would only fail again.
+        result["gpu_backend"] = failed[0]["device"].split(":")[0]
+        result["gpu_name"] = failed[0].get("name")
+        result["gpu_error"] = failed[0].get("error_line") or failed[0]["status"]
+    elif data.get("cuda_available"):
         backend, sync = "cuda", torch.cuda.synchronize
         result["gpu_name"] = (data.get("devices") or [{}])[0].get("name")
     elif data.get("mps_available"):
@@ -163,7 +225,7 @@ def benchmark(torch, data):
             try:
                 rate = matmul_rate(torch, backend, gpu_size, 0.6, sync)
             except Exception as exc:  # out of memory, or "no kernel image is available"
-                result["gpu_error"] = key_line(exc)
+                result["gpu_error"] = error_text(exc)
                 continue
             result.pop("gpu_error", None)
             result["gpu_tflops"] = round(rate / 1e12, 3)
@@ -209,7 +271,12 @@ def main(argv):
         data["status"] = "ok"
         try:
             describe(torch, data)
+            data["warnings"] = warning_lines(caught)
+            if "--gpu-test" in argv:
+                gpu_tests(torch, data)
+            data["warnings"] = warning_lines(caught)
             if "--benchmark" in argv:
+                emit(data)  # the tests stand even if the benchmark never ends
                 data["benchmark"] = benchmark(torch, data)
         except Exception as exc:  # keep what was learnt so far
             data["describe_error"] = key_line(exc)

@@ -188,11 +188,14 @@ def gather(
     python: str | None = None,
     with_torch: bool = True,
     benchmark: bool = False,
+    gpu_test: bool = True,
     report_path: Path | None = None,
     nvml_timeout: float = NVML_TIMEOUT,
 ) -> Machine:
-    # torch is the slowest probe (seconds of import): start it first, join it last.
-    torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang) if with_torch else None
+    # torch is the slowest probe (seconds of import): start it first, join it last. The
+    # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
+    torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang, discover=True,
+                                              gpu_test=gpu_test) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)

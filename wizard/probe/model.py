@@ -26,6 +26,10 @@ GPU_VENDORS = ("nvidia", "amd", "intel", "apple", "other")
 GPU_SOURCES = ("nvml", "pci", "wmi", "system_profiler", "torch")
 TORCH_STATUSES = ("ok", "not-installed", "import-error", "crashed", "timeout")
 TORCH_BUILDS = ("cuda", "rocm", "xpu", "mps", "cpu")
+# How the interpreter whose torch was checked was found (wizard.probe.discover).
+INTERPRETER_SOURCES = ("--python", "virtualenv", "conda", "project-venv", "path", "conda-env",
+                       "py-launcher", "picked", "own")
+GPU_TEST_STATUSES = ("ok", "failed", "timeout")
 PROBE_STATUSES = ("ok", "unavailable", "timeout", "error", "skipped")
 
 
@@ -62,6 +66,7 @@ class Gpu:
     laptop: bool | None = None  # a mobile part (Laptop GPU, Max-Q, ...M)
     unified_memory: bool | None = None  # Apple Silicon / iGPU: shares system RAM
     gpu_cores: int | None = None
+    gfx_target: str | None = None  # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,26 @@ class TorchDevice:
     name: str
     capability: str | None = None
     memory_gb: float | None = None
+
+
+@dataclass(frozen=True)
+class GpuTest:
+    """A tiny kernel (allocate, add, synchronize) run on one device: the ground truth."""
+
+    device: str                      # "cuda:0" (also ROCm), "xpu:0", "mps"
+    status: str = field(metadata=_enum(GPU_TEST_STATUSES))
+    name: str | None = None
+    error_line: str | None = None    # the key line when it failed
+    seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class OtherPython:
+    """Another interpreter with torch that discovery found (not the one checked)."""
+
+    interpreter: str
+    source: str = field(metadata=_enum(INTERPRETER_SOURCES))
+    torch_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +126,11 @@ class TorchInfo:
     # `library_sizes_mb[i]` belongs to `libraries[i]`.
     libraries: tuple[str, ...] = ()
     library_sizes_mb: tuple[float, ...] = ()
+    interpreter_source: str | None = field(default=None, metadata=_enum(INTERPRETER_SOURCES))
+    other_pythons: tuple[OtherPython, ...] = ()
+    gpu_tests: tuple[GpuTest, ...] = ()
+    # "CUDA_VISIBLE_DEVICES=-1" and the like, as the checked interpreter saw them: they hide GPUs.
+    visible_devices_env: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]
     # be a guess, and the caller records that the scan failed.
     gpus: list[Gpu] = []
     skipped: list[str] = []
+    targets = kfd_targets(root)
     for dev in devices:
         pci_class = _read(dev / "class")
         if not pci_class or not pci_class.startswith("0x03"):
@@ -81,7 +82,7 @@ def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]
         vram = _amd_vram(dev) if vendor == "amd" else None
         if vram is None and entry and entry.get("vram_gb") and entry.get("vendor") == vendor:
             vram = float(entry["vram_gb"])
-        laptop = True if (entry and entry.get("segment") == "laptop") or _LAPTOP_NAME.search(name) else None
+        laptop = True if (entry and entry.get("segment") == "laptop") or _names_a_laptop_part(name) else None
         gpus.append(Gpu(
             vendor=vendor,
             name=name,
@@ -92,8 +93,41 @@ def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]
             kernel_driver=driver,
             bus_id=dev.name.lower(),
             laptop=laptop,
+            gfx_target=targets.get(dev.name.lower()) if vendor == "amd" else None,
         ))
     return tuple(gpus), tuple(skipped)
+
+
+def kfd_targets(root: Path = Path("/")) -> dict[str, str]:
+    """PCI bus id → the ISA ROCm compiles for ("gfx1031"), from amdgpu's compute (KFD) topology.
+
+    Present whenever amdgpu runs with compute support, even without ROCm installed: the exact
+    target, where a table by PCI id can only guess (one id can be two chips' worth of boards).
+    """
+    found: dict[str, str] = {}
+    try:
+        nodes = sorted((root / "sys/class/kfd/kfd/topology/nodes").iterdir())
+    except OSError:
+        return found
+    for node in nodes:
+        props: dict[str, int] = {}
+        for line in (_read(node / "properties") or "").splitlines():
+            key, _, value = line.partition(" ")
+            if value.strip().isdigit():
+                props[key] = int(value)
+        version = props.get("gfx_target_version", 0)
+        if not version or props.get("vendor_id") != 0x1002:
+            continue  # 0 is a CPU node
+        location, domain = props.get("location_id", 0), props.get("domain", 0)
+        bus_id = f"{domain:04x}:{location >> 8:02x}:{(location >> 3) & 0x1F:02x}.{location & 0x7:x}"
+        found[bus_id] = f"gfx{version // 10000}{(version // 100) % 100:x}{version % 100:x}"
+    return found
+
+
+def _names_a_laptop_part(name: str) -> bool:
+    """A mobile part by its name. pci.ids names one id's every board ("Radeon RX 6700/6700 XT/
+    6750 XT / 6800M/6850M XT"): only when each of them is a mobile part is the card one."""
+    return all(_LAPTOP_NAME.search(part) for part in name.split("/"))
 
 
 def _amd_vram(dev: Path) -> float | None:

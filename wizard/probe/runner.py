@@ -77,12 +77,16 @@ def run_bounded(
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
+        out = err = b""
         try:
-            proc.communicate(timeout=_GRACE_SECONDS)
+            # What it wrote before it hung still counts (the torch child reports as it goes).
+            out, err = proc.communicate(timeout=_GRACE_SECONDS)
         except (subprocess.TimeoutExpired, OSError, ValueError):
             pass  # abandoned: stuck in the kernel; the OS reaps it when it wakes up
         return RunResult(
             "timeout",
+            stdout=(out or b"").decode("utf-8", errors="replace"),
+            stderr=(err or b"").decode("utf-8", errors="replace"),
             seconds=time.monotonic() - start,
             detail=f"no answer within {timeout:g} s",
         )

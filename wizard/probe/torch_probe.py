@@ -31,11 +31,13 @@ from pathlib import Path
 
 from wizard.i18n import t
 from wizard.probe import _torch_child
-from wizard.probe.model import Benchmark, ProbeNote, TorchDevice, TorchInfo
+from wizard.probe.model import Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo
 from wizard.probe.runner import RunResult, run_bounded
 
 DEFAULT_TIMEOUT = 25.0
 PATH_QUERY_TIMEOUT = 5.0
+# Discovery waits at most for one interpreter's answer plus a conda listing (wizard.probe.discover).
+DISCOVERY_BOUND = 15.0
 MB = 1_000_000  # what pip shows; the data in content/torch_matrix.toml uses the same
 
 # Packages that are torch's GPU runtime rather than Python helpers: CUDA (nvidia-*, cuda-*),
@@ -50,7 +52,8 @@ _NORMALIZE = re.compile(r"[-_.]+")
 
 _PATH_QUERY = (
     "import sys, json, platform;"
-    "print(json.dumps([sys.path, '%d.%d.%d' % tuple(sys.version_info[:3]), platform.machine()]))"
+    "print(json.dumps([sys.path, '%d.%d.%d' % tuple(sys.version_info[:3]), platform.machine(),"
+    " sys.prefix]))"
 )
 
 
@@ -72,6 +75,7 @@ class StaticFacts:
     torch_size_mb: float | None = None
     libraries: tuple[tuple[str, float], ...] = ()   # (package, MB), largest first
     detail: str | None = None            # why the interpreter could not be asked
+    prefix: str | None = None            # sys.prefix: the environment's folder
 
     @property
     def libraries_size_mb(self) -> float | None:
@@ -329,15 +333,19 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
     extra = list(extra_path or [])
     if _is_running_interpreter(python):
         entries = extra + [p if p else os.getcwd() for p in sys.path]
-        return facts_from_path(entries, platform.python_version(), platform.machine())
+        return replace(facts_from_path(entries, platform.python_version(), platform.machine()),
+                       prefix=sys.prefix)
     result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra))
     if not result.ok:
         return StaticFacts(False, detail=result.detail or _last_line(result.stderr) or result.status)
     try:
-        path, version, arch = json.loads(result.stdout.strip().splitlines()[-1])
+        path, version, arch, prefix = json.loads(result.stdout.strip().splitlines()[-1])
+        if not isinstance(path, list) or not isinstance(version, str):
+            raise TypeError
     except (ValueError, IndexError, TypeError):
-        return StaticFacts(False, detail="the interpreter's answer could not be read")
-    return facts_from_path([p if p else os.getcwd() for p in path], version, arch)
+        return StaticFacts(False, detail="its answer was not a Python's")
+    facts = facts_from_path([str(p) if p else os.getcwd() for p in path], version, arch)
+    return replace(facts, prefix=prefix if isinstance(prefix, str) else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,11 +396,18 @@ _WINDOWS_CRASHES = {
 
 
 class TorchProbeJob:
-    """A running torch probe: `.result()` joins it, `.static()` gives the no-import facts."""
+    """A running torch probe: `.result()` joins it, `.static()` gives the no-import facts.
+
+    With `discover=True` the interpreter is found first (wizard.probe.discover: `python` when
+    given, else where users keep torch); without, it is `python` or this interpreter.
+    """
 
     def __init__(self, python: str | None, timeout: float, benchmark: bool,
-                 extra_path: list[str] | None, lang: str):
+                 extra_path: list[str] | None, lang: str, *, discover: bool = False,
+                 gpu_test: bool = True, source: str | None = None):
         self.interpreter = python or sys.executable
+        self.source = source or ("--python" if python else "own")
+        self.discovery = None
         self.timeout = timeout
         self.lang = lang
         self._started = time.monotonic()
@@ -400,24 +415,41 @@ class TorchProbeJob:
         self._static: StaticFacts | None = None
         self._final: tuple[TorchInfo, Benchmark | None, ProbeNote] | None = None
         self._lock = threading.Lock()
-        argv = [self.interpreter, "-c", child_source()] + (["--benchmark"] if benchmark else [])
-        env = child_env(extra_path)
+        self._chosen = threading.Event()
+        flags = (["--gpu-test"] if gpu_test else []) + (["--benchmark"] if benchmark else [])
         # Daemon threads: an abandoned probe must never keep gpu-wizard from exiting.
-        self._live = threading.Thread(target=self._run_child, args=(argv, env), daemon=True,
-                                      name="torch-probe")
+        self._live = threading.Thread(target=self._run_child,
+                                      args=(python, discover, flags, extra_path),
+                                      daemon=True, name="torch-probe")
         self._live.start()
-        self._quiet = threading.Thread(target=self._read_static, args=(python, extra_path),
+        self._quiet = threading.Thread(target=self._read_static, args=(extra_path,),
                                        daemon=True, name="torch-static")
         self._quiet.start()
 
-    def _run_child(self, argv: list[str], env: dict[str, str]) -> None:
+    def _run_child(self, python: str | None, discover: bool, flags: list[str],
+                   extra_path: list[str] | None) -> None:
         try:
-            self._run = run_bounded(argv, self.timeout, env=env)
+            if discover:
+                from wizard.probe.discover import discover as find
+
+                self.discovery = find(python)
+                self.interpreter = self.discovery.chosen.path
+                if python is None:  # given (--python, picked): its source was set above
+                    self.source = self.discovery.chosen.source
+        except Exception:  # discovery never raises by design; if it does, check this Python
+            pass
+        finally:
+            self._chosen.set()
+        argv = [self.interpreter, "-c", child_source()] + flags
+        try:
+            self._run = run_bounded(argv, self.timeout, env=child_env(extra_path))
         except Exception as exc:  # run_bounded should not raise; this is the last net
             self._run = RunResult("error", detail=f"{type(exc).__name__}: {exc}")
 
-    def _read_static(self, python: str | None, extra_path: list[str] | None) -> None:
-        self._static = static_torch_facts(python, extra_path, min(PATH_QUERY_TIMEOUT, self.timeout))
+    def _read_static(self, extra_path: list[str] | None) -> None:
+        self._chosen.wait(DISCOVERY_BOUND)
+        self._static = static_torch_facts(self.interpreter, extra_path,
+                                          min(PATH_QUERY_TIMEOUT, self.timeout))
 
     def done(self) -> bool:
         return not self._live.is_alive() and not self._quiet.is_alive()
@@ -430,26 +462,43 @@ class TorchProbeJob:
     def result(self) -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
         with self._lock:
             if self._final is None:
-                deadline = self._started + self.timeout + 1.5
+                deadline = self._started + DISCOVERY_BOUND + self.timeout + 1.5
                 self._live.join(max(0.0, deadline - time.monotonic()))
                 self._quiet.join(max(0.05, deadline - time.monotonic()))
                 run = self._run or RunResult("timeout", detail=f"no answer within {self.timeout:g} s")
-                self._final = assemble(run, self._static, self.interpreter, self.timeout, self.lang)
+                info, bench, note = assemble(run, self._static, self.interpreter, self.timeout,
+                                             self.lang)
+                info = replace(info, interpreter_source=self.source, other_pythons=self._others())
+                self._final = info, bench, note
             return self._final
+
+    def _others(self) -> tuple[OtherPython, ...]:
+        if self.discovery is None:
+            return ()
+        # By now (torch has loaded) every quick answer is in; a slow conda listing is not waited for.
+        return tuple(OtherPython(a.candidate.path, a.candidate.source, a.torch_version)
+                     for a in self.discovery.others_with_torch(timeout=0.2))
+
 
 
 def start_torch_probe(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                       benchmark: bool = False, extra_path: list[str] | None = None,
-                      lang: str = "en") -> TorchProbeJob:
+                      lang: str = "en", *, discover: bool = False,
+                      gpu_test: bool = True, source: str | None = None) -> TorchProbeJob:
     """Start the torch child now; join with `.result()` when everything else is done."""
-    return TorchProbeJob(python, timeout, benchmark, extra_path, lang)
+    return TorchProbeJob(python, timeout, benchmark, extra_path, lang, discover=discover,
+                         gpu_test=gpu_test, source=source)
 
 
 def probe_torch(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                 benchmark: bool = False, extra_path: list[str] | None = None,
-                lang: str = "en") -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
-    """Torch in `python` (default: this interpreter). Never raises; returns within timeout + ~1 s."""
-    return start_torch_probe(python, timeout, benchmark, extra_path, lang).result()
+                lang: str = "en", *, discover: bool = False, gpu_test: bool = True,
+                source: str | None = None) -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
+    """Torch in `python` (default: this interpreter, or the discovered one with `discover`).
+
+    Never raises; returns within its time bounds."""
+    return start_torch_probe(python, timeout, benchmark, extra_path, lang, discover=discover,
+                             gpu_test=gpu_test, source=source).result()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -459,11 +508,19 @@ def probe_torch(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
 def assemble(run: RunResult, static: StaticFacts | None, interpreter: str, timeout: float,
              lang: str = "en") -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
     static = static or StaticFacts(False)
-    data = parse_child_output(run.stdout) if run.status == "ok" else None
+    data = parse_child_output(run.stdout) if run.status in ("ok", "timeout", "crashed") else None
     seconds = round(run.seconds, 3)
     error_line = None
     bench = None
-    if run.status == "timeout":
+    if data is not None and run.status != "ok":
+        if data.get("status") == "ok":
+            # torch loaded and answered; what hung or died was a GPU test or the benchmark.
+            data = _stopped_during_tests(data, run, timeout)
+        else:
+            data = None
+    if data is not None and data.get("status") == "ok":
+        status = "ok"
+    elif run.status == "timeout":
         status = "timeout"
         error_line = f"no answer within {timeout:g} s"
     elif run.status in ("not-found", "error"):
@@ -495,8 +552,24 @@ def assemble(run: RunResult, static: StaticFacts | None, interpreter: str, timeo
     if data and isinstance(data.get("benchmark"), dict):
         bench = _benchmark(data["benchmark"])
     note_status = "error" if run.status in ("not-found", "error") else _NOTE_STATUS[status]
+    if status == "ok" and run.status != "ok":
+        note_status = "timeout" if run.status == "timeout" else "error"
     note = ProbeNote("torch", note_status, seconds, _note_detail(info, data))
     return info, bench, note
+
+
+def _stopped_during_tests(data: dict, run: RunResult, timeout: float) -> dict:
+    """The child's last line, with the test it was running marked as what happened to it."""
+    if run.status == "timeout":
+        status, why = "timeout", f"did not finish within {timeout:g} s"
+    else:
+        status, why = "failed", f"the process was {run.detail or 'killed'} while testing this device"
+    tests = []
+    for test in data.get("gpu_tests") or []:
+        if isinstance(test, dict) and test.get("status") == "running":
+            test = {**test, "status": status, "error_line": why}
+        tests.append(test)
+    return {**data, "gpu_tests": tests, "stopped": why}
 
 
 _NOTE_STATUS = {"ok": "ok", "not-installed": "unavailable", "import-error": "error",
@@ -548,7 +621,25 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
         torch_warnings=tuple(str(w) for w in data.get("warnings", []))[:8],
         libraries=tuple(name for name, _ in static.libraries) if has_sizes else (),
         library_sizes_mb=tuple(size for _, size in static.libraries) if has_sizes else (),
+        gpu_tests=_gpu_tests(data.get("gpu_tests")) if live else (),
+        visible_devices_env=tuple(f"{k}={v}" for k, v in sorted((data.get("visible_devices") or {}).items())
+                                  if isinstance(k, str) and isinstance(v, str)) if live else (),
     )
+
+
+def _gpu_tests(raw: object) -> tuple[GpuTest, ...]:
+    tests = []
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, dict) or item.get("status") not in ("ok", "failed", "timeout"):
+            continue  # "running" never survives _stopped_during_tests; anything else is garbage
+        seconds = item.get("seconds")
+        tests.append(GpuTest(
+            device=str(item.get("device") or "gpu"), status=item["status"],
+            name=str(item["name"]) if item.get("name") else None,
+            error_line=str(item["error_line"])[:400] if item.get("error_line") else None,
+            seconds=float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None,
+        ))
+    return tuple(tests)
 
 
 def _benchmark(raw: dict) -> Benchmark | None:
@@ -611,6 +702,10 @@ def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = Non
         return t(f"torch.probe.{key}", lang, **values)
     if info.status == "timeout":
         return t("torch.probe.timeout", lang, **values)
+    failed = next((test for test in info.gpu_tests if test.status != "ok"), None)
+    if failed is not None:
+        return t("torch.probe.gpu-test-failed", lang, device=failed.device,
+                 failure=failed.error_line or failed.status, **values)
     if info.cuda_available:
         if info.build == "cuda" and _lacks_kernels(info):
             return t("torch.probe.ok-cuda-no-kernels", lang, **values)

@@ -1,0 +1,395 @@
+"""Which Python's PyTorch does the user mean? Find it where people keep it.
+
+gpu-wizard usually runs from its own virtualenv (or pipx, or uv tool), which has no torch: checking
+that interpreter would tell every student "PyTorch is not installed". So the interpreters a user
+works with are looked for in this order, and the first one that has torch is checked:
+
+  `--python` · `$VIRTUAL_ENV` · `$CONDA_PREFIX` · `.venv`/`venv` in the current folder or a parent
+  (up to the home folder) · `python3`/`python` on PATH · conda's environments (`conda env list
+  --json`, only when conda is on PATH) · the Windows `py` launcher (`py -0p`) · gpu-wizard's own.
+
+When none has torch, the first working one is checked (the environment the user would install
+into). Every candidate is asked at once, in its own bounded child (`torch_probe.static_torch_facts`:
+`sys.path`, version, prefix — never `import torch`); a virtualenv whose site-packages holds a torch
+folder is taken without waiting for any child, which keeps `check` as fast as before.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from wizard.probe.runner import run_bounded
+
+QUERY_TIMEOUT = 5.0        # one interpreter's answer (sys.path, version)
+LISTING_TIMEOUT = 8.0      # `conda env list --json` (conda starts slowly), `py -0p`
+_POSIX = os.name != "nt"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: str      # the interpreter, as it would be run
+    source: str    # wizard.probe.model.INTERPRETER_SOURCES
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one candidate said about itself (no torch import)."""
+
+    candidate: Candidate
+    works: bool                       # it ran and answered like a Python
+    has_torch: bool
+    torch_version: str | None = None
+    prefix: str | None = None         # sys.prefix: two names for one environment share it
+    detail: str | None = None         # why it does not work
+
+
+@dataclass
+class Discovery:
+    """The interpreter to check, why, and (as they answer) the other Pythons with torch."""
+
+    chosen: Candidate
+    answers: dict[str, Future] = field(default_factory=dict)   # path → Future[Answer]
+    order: list[Candidate] = field(default_factory=list)
+
+    def others_with_torch(self, timeout: float = 0.0) -> list[Answer]:
+        """Other interpreters (other environments) that have torch; waits at most `timeout`."""
+        deadline = time.monotonic() + timeout
+        seen_prefixes: set[str] = set()
+        chosen_answer = self._answer(self.chosen.path, timeout)
+        if chosen_answer is not None and chosen_answer.prefix:
+            seen_prefixes.add(_norm(chosen_answer.prefix))
+        out = []
+        for candidate in self.order:
+            if _norm(candidate.path) == _norm(self.chosen.path):
+                continue
+            answer = self._answer(candidate.path, max(0.0, deadline - time.monotonic()))
+            if answer is None or not answer.has_torch:
+                continue
+            key = _norm(answer.prefix) if answer.prefix else _norm(candidate.path)
+            if key in seen_prefixes:
+                continue
+            seen_prefixes.add(key)
+            out.append(answer)
+        return out
+
+    def _answer(self, path: str, timeout: float) -> Answer | None:
+        future = self.answers.get(_norm(path))
+        if future is None:
+            return None
+        try:
+            return future.result(timeout=timeout)
+        except Exception:  # not answered in time, or the query itself failed
+            return None
+
+
+class PythonArgError(ValueError):
+    """`--python PATH` names no usable interpreter; the message names the path."""
+
+    def __init__(self, path: str, key: str, detail: str = ""):
+        self.path = path
+        self.key = key          # "missing" | "not-python" | "python2"
+        self.detail = detail
+        super().__init__(f"{path}: {key}" + (f" ({detail})" if detail else ""))
+
+
+def _norm(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+# ------------------------------------------------------------------------- candidates ---
+
+def interpreter_in(env_dir: str | os.PathLike) -> str | None:
+    """The Python of a virtualenv or conda environment folder, if it has one."""
+    base = Path(env_dir)
+    names = (("bin/python3", "bin/python") if _POSIX else
+             ("Scripts/python.exe", "python.exe", "bin/python3", "bin/python"))
+    for name in names:
+        path = base / name
+        if path.is_file():
+            return str(path)
+    return None
+
+
+def project_venvs(cwd: Path, home: Path | None) -> list[str]:
+    """`.venv`/`venv` in the current folder and its parents, nearest first, up to home."""
+    found = []
+    try:
+        folder = cwd.resolve()
+    except OSError:
+        return found
+    stop = None
+    if home is not None:
+        try:
+            home = home.resolve()
+            folder.relative_to(home)
+            stop = home           # inside home: go no further up than home itself
+        except (OSError, ValueError):
+            stop = None           # outside home (/srv/lab): up to the root
+    while True:
+        for name in (".venv", "venv"):
+            env = folder / name
+            if (env / "pyvenv.cfg").is_file():
+                python = interpreter_in(env)
+                if python:
+                    found.append(python)
+        if folder == stop or folder.parent == folder:
+            break
+        folder = folder.parent
+    return found
+
+
+def path_pythons(which: Callable[[str], str | None] = shutil.which) -> list[str]:
+    names = ("python3", "python") if _POSIX else ("python", "python3")
+    found = []
+    for name in names:
+        path = which(name)
+        # Windows' App Execution Alias opens the Microsoft Store instead of running Python.
+        if path and "WindowsApps" not in path:
+            found.append(path)
+    return found
+
+
+def own_interpreter() -> str:
+    return sys.executable or "python3"
+
+
+def fixed_candidates(env: dict[str, str], cwd: Path, home: Path | None,
+                     which: Callable[[str], str | None] = shutil.which) -> list[Candidate]:
+    """Every candidate that needs no slow listing, in order (without `--python` and own)."""
+    out: list[Candidate] = []
+    if env.get("VIRTUAL_ENV"):
+        python = interpreter_in(env["VIRTUAL_ENV"])
+        if python:
+            out.append(Candidate(python, "virtualenv"))
+    if env.get("CONDA_PREFIX"):
+        python = interpreter_in(env["CONDA_PREFIX"])
+        if python:
+            out.append(Candidate(python, "conda"))
+    out += [Candidate(p, "project-venv") for p in project_venvs(cwd, home)]
+    out += [Candidate(p, "path") for p in path_pythons(which)]
+    return out
+
+
+def conda_envs(which: Callable[[str], str | None] = shutil.which,
+               timeout: float = LISTING_TIMEOUT, env: dict[str, str] | None = None) -> list[str]:
+    """Pythons of `conda env list --json`, when conda is on PATH; [] when it is not or fails."""
+    conda = which("conda") or (env or {}).get("CONDA_EXE")
+    if not conda:
+        return []
+    result = run_bounded([conda, "env", "list", "--json"], timeout)
+    if not result.ok:
+        return []
+    try:
+        envs = json.loads(result.stdout).get("envs", [])
+    except (ValueError, AttributeError):
+        return []
+    found = []
+    for folder in envs if isinstance(envs, list) else []:
+        python = interpreter_in(folder) if isinstance(folder, str) else None
+        if python:
+            found.append(python)
+    return found
+
+
+def py_launcher(which: Callable[[str], str | None] = shutil.which,
+                timeout: float = LISTING_TIMEOUT) -> list[str]:
+    """Windows: the interpreters `py -0p` lists (any line ending in a python.exe path)."""
+    if _POSIX:
+        return []
+    py = which("py")
+    if not py:
+        return []
+    result = run_bounded([py, "-0p"], timeout)
+    return parse_py_list(result.stdout) if result.ok else []
+
+
+def parse_py_list(text: str) -> list[str]:
+    """` -V:3.12 *        C:\\Python312\\python.exe` (py 3.11+) or ` -3.9-64  C:\\...` → paths."""
+    found = []
+    for line in text.splitlines():
+        index = line.lower().find(":\\")
+        if index < 1 or not line.strip().lower().endswith(".exe"):
+            continue
+        found.append(line[index - 1:].strip())
+    return found
+
+
+# --------------------------------------------------------------------------- answers ---
+
+def fast_has_torch(python: str) -> bool:
+    """A virtualenv/conda environment whose own site-packages holds torch: no child needed.
+
+    Only positive evidence counts: a venv may still see torch through the system site-packages
+    or the user site, which only asking the interpreter reveals.
+    """
+    prefix = Path(python).parent
+    if prefix.name.lower() in ("bin", "scripts"):
+        prefix = prefix.parent
+    if not (prefix / "pyvenv.cfg").is_file() and not (prefix / "conda-meta").is_dir():
+        return False
+    patterns = (str(prefix / "lib" / "python3*" / "site-packages" / "torch" / "__init__.py"),
+                str(prefix / "Lib" / "site-packages" / "torch" / "__init__.py"))
+    return any(glob.glob(pattern) for pattern in patterns)
+
+
+def ask(candidate: Candidate, timeout: float = QUERY_TIMEOUT) -> Answer:
+    from wizard.probe.torch_probe import static_torch_facts
+
+    facts = static_torch_facts(candidate.path, timeout=timeout)
+    if not facts.python_version:
+        return Answer(candidate, works=False, has_torch=False, detail=facts.detail)
+    return Answer(candidate, works=True, has_torch=facts.installed, torch_version=facts.version,
+                  prefix=facts.prefix)
+
+
+def check_python_arg(path: str, timeout: float = QUERY_TIMEOUT) -> str:
+    """The interpreter `--python PATH` means, or PythonArgError (exit 2, path named).
+
+    A virtualenv or conda folder is accepted for its interpreter, since that is what people
+    type (`--python .venv`).
+    """
+    expanded = os.path.expanduser(path)
+    if os.path.isdir(expanded):
+        inner = interpreter_in(expanded)
+        if inner is None:
+            raise PythonArgError(path, "not-python", "a folder without a Python inside")
+        expanded = inner
+    if not os.path.exists(expanded):
+        raise PythonArgError(path, "missing")
+    answer = ask(Candidate(expanded, "--python"), timeout)
+    if not answer.works:
+        version = run_bounded([expanded, "-c", "import sys; print(sys.version_info[0])"], timeout)
+        if version.ok and version.stdout.strip() == "2":
+            raise PythonArgError(path, "python2")
+        raise PythonArgError(path, "not-python", answer.detail or "")
+    return expanded
+
+
+# ------------------------------------------------------------------------- discovery ---
+
+def _background(call: Callable, *args) -> Future:
+    """`call(*args)` in a daemon thread: a slow conda listing never delays gpu-wizard's exit
+    (a pool's threads are joined at exit; their children are killed by the runner's atexit)."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(call(*args))
+        except BaseException as exc:  # delivered to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True, name="discover").start()
+    return future
+
+
+class _Finder:
+    def __init__(self, env: dict[str, str], cwd: Path, home: Path | None,
+                 which: Callable[[str], str | None], timeout: float,
+                 listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None):
+        self.timeout = timeout
+        self.answers: dict[str, Future] = {}
+        self.order: list[Candidate] = []
+        self.lock = threading.Lock()
+        self.fixed = fixed_candidates(env, cwd, home, which)
+        if listings is None:
+            listings = (("conda-env", lambda: conda_envs(which, env=env)),
+                        ("py-launcher", lambda: py_launcher(which)))
+        self.listings = [(source, _background(list_them)) for source, list_them in listings]
+
+    def add(self, candidate: Candidate) -> Candidate | None:
+        key = _norm(candidate.path)
+        with self.lock:
+            if key in self.answers:
+                return None
+            self.answers[key] = _background(ask, candidate, self.timeout)
+            self.order.append(candidate)
+        return candidate
+
+    def listed(self, source: str, future: Future) -> list[Candidate]:
+        try:
+            paths = future.result(timeout=LISTING_TIMEOUT + 1.0)
+        except Exception:
+            paths = []
+        return [c for c in (self.add(Candidate(p, source)) for p in paths) if c is not None]
+
+    def answer(self, candidate: Candidate) -> Answer | None:
+        try:
+            return self.answers[_norm(candidate.path)].result(timeout=self.timeout + 1.0)
+        except Exception:
+            return None
+
+
+def discover(python: str | None = None, *, env: dict[str, str] | None = None,
+             cwd: Path | None = None, home: Path | None = None,
+             which: Callable[[str], str | None] = shutil.which,
+             own: str | None = None, timeout: float = QUERY_TIMEOUT,
+             listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None) -> Discovery:
+    """The interpreter whose torch to check (`python` when given) and the others found.
+
+    Never raises for a candidate that is missing, broken or slow: it is passed over.
+    """
+    env = dict(os.environ) if env is None else env
+    try:
+        cwd = cwd or Path.cwd()
+    except OSError:  # the current folder was deleted under us
+        cwd = Path(os.sep)
+    if home is None:
+        try:
+            home = Path.home()
+        except (RuntimeError, KeyError, OSError):
+            home = None
+    own_candidate = Candidate(own or own_interpreter(), "own")
+    finder = _Finder(env, cwd, home, which, timeout, listings)
+    first = [Candidate(python, "--python")] if python else []
+    fixed = [c for c in (finder.add(c) for c in first + finder.fixed) if c is not None]
+    chosen = _walk(finder, fixed, own_candidate, given=bool(python))
+    return Discovery(chosen, finder.answers, finder.order)
+
+
+def _walk(finder: _Finder, fixed: list[Candidate], own: Candidate, given: bool) -> Candidate:
+    if given:
+        _list_rest(finder, own)  # still asked, so the others can be listed
+        return fixed[0]
+    first_working: Candidate | None = None
+
+    def consider(candidate: Candidate) -> bool:
+        nonlocal first_working
+        if fast_has_torch(candidate.path):
+            return True
+        answer = finder.answer(candidate)
+        if answer is None or not answer.works:
+            return False
+        if first_working is None:
+            first_working = candidate
+        return answer.has_torch
+
+    for candidate in fixed:
+        if consider(candidate):
+            _list_rest(finder, own)
+            return candidate
+    for source, future in finder.listings:
+        for candidate in finder.listed(source, future):
+            if consider(candidate):
+                finder.add(own)
+                return candidate
+    # gpu-wizard's own interpreter comes last, and only when it is not one of the above.
+    if finder.add(own) is not None and consider(own):
+        return own
+    return first_working or own
+
+
+def _list_rest(finder: _Finder, own: Candidate) -> None:
+    """After the choice: the listings and own are still asked, for the "others" list only."""
+    for source, future in finder.listings:
+        _background(finder.listed, source, future)
+    finder.add(own)
