@@ -146,9 +146,25 @@ def test_cuda_build_that_cannot_see_a_working_gpu():
     m = machine(**nv("NVIDIA A100-SXM4-80GB", "8.0"),
                 torch=torch(version="2.13.0", build="cuda", cuda_version="13.0",
                             arch_list=("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
-                            torch_warnings=("CUDA initialization: CUDA unknown error",)))
+                            torch_warnings=("CUDA initialization: Unexpected error from cudaGetDeviceCount()",)))
     f = only(torch_findings(m), "torch-cuda-not-available")
-    assert "CUDA unknown error" in f.detail
+    assert f.severity == "error"   # a GPU PyTorch could use, and it cannot: an error, not a warning
+    assert "cudaGetDeviceCount" in f.detail
+
+
+def test_cuda_unknown_error_is_the_driver_state_not_the_environment():
+    warning = ("CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment, "
+               "e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
+               "devices to be zero.")
+    m = machine(**nv("NVIDIA GeForce RTX 3070 Laptop GPU", "8.6"),
+                torch=torch(version="2.13.0+cu130", build="cuda", cuda_version="13.0",
+                            arch_list=("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"),
+                            torch_warnings=(warning,)))
+    f = only(torch_findings(m), "torch-cuda-unknown-error")
+    assert f.severity == "error"
+    assert "nvidia_uvm" in f.fix and "/dev/nvidia-uvm" in f.fix
+    assert "pip install" not in f.fix                       # never "reinstall" for a driver state
+    assert "torch-cuda-not-available" not in ids(torch_findings(m))
 
 
 APPLE = dict(os="Darwin", arch="arm64", os_version="macOS 15.1",
@@ -167,10 +183,20 @@ def test_apple_silicon_torch_without_mps():
 
 
 def test_apple_silicon_mps_unavailable_on_old_macos():
-    m = machine(**{**APPLE, "os_version": "macOS 12.1"},
+    # torch 2.13 uses the Apple GPU only on macOS 14: the cause is the macOS, and the fix names
+    # the newest torch that still uses the GPU on 12.x (2.4.1, MPS from macOS 12.3) or the update.
+    m = machine(**{**APPLE, "os_version": "macOS 12.7.6"},
+                torch=torch(version="2.13.0", build="mps", python_arch="arm64", mps_built=True))
+    f = only(torch_findings(m), "torch-macos-too-old")
+    assert f.severity == "error" and "12.7" in f.detail and "14.0" in f.detail
+    assert f.fix.endswith("pip install torch==2.4.1")
+
+
+def test_apple_silicon_mps_unavailable_on_a_current_macos():
+    m = machine(**{**APPLE, "os_version": "macOS 15.1"},
                 torch=torch(version="2.13.0", build="mps", python_arch="arm64", mps_built=True))
     f = only(torch_findings(m), "torch-mps-unavailable")
-    assert f.severity == "warning" and "12.1" in f.detail
+    assert f.severity == "error" and "15.1" in f.detail
 
 
 def test_apple_silicon_working():

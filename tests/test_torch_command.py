@@ -140,11 +140,16 @@ def test_cuda_flags_on_a_mac_are_explained_not_obeyed():
 
 
 def test_python_too_new_and_too_old():
-    for python in ("3.7", "3.16"):
-        choice = pick("linux", "580.65.06", ["8.6"], python=python)
-        assert choice.command is None and choice.problem == "python-unsupported"
-        assert python in choice.reason
-    assert pick("linux", None, [], python="3.7").problem == "python-unsupported"
+    choice = pick("linux", "580.65.06", ["8.6"], python="3.16")
+    assert choice.command is None and choice.problem == "python-unsupported" and "3.16" in choice.reason
+    # Older than every release: name the last one it had, and the way out (a newer Python).
+    choice = pick("linux", "580.65.06", ["8.6"], python="3.7")
+    assert choice.command is None and choice.problem == "python-too-old"
+    assert "torch 1.13.1" in choice.reason and "newer Python" in choice.reason
+    assert pick("linux", None, [], python="3.6").problem == "python-too-old"
+    # 3.9 (RHEL 9's) still has a release, the last one for it, with a note to move on.
+    choice = pick("linux", None, [], python="3.9")
+    assert choice.torch_version == "2.8.0" and "python-limits" in choice.warning_ids
 
 
 def test_python_3_10_misses_2_15_and_is_told_why():
@@ -169,8 +174,31 @@ def test_amd_on_linux_gets_rocm():
 
 
 def test_amd_gpu_missing_from_every_rocm_list():
-    choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx1031"])
-    assert choice.command is None and choice.problem == "gpu-unsupported" and "gfx1031" in choice.reason
+    choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx1010"])   # RDNA1: no build, no override
+    assert choice.command is None and choice.problem == "gpu-unsupported" and "gfx1010" in choice.reason
+    assert choice.cpu_fallback.endswith("/whl/cpu")
+
+
+def test_an_rdna2_neighbour_gets_rocm_with_the_unofficial_override():
+    choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx1031"])   # RX 6700 XT runs gfx1030 kernels
+    assert choice.variant == "rocm7.2" and "hsa-override" in choice.warning_ids
+    assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in " ".join(choice.warnings)
+
+
+@pytest.mark.parametrize("version, expected", [("13.6", ("2.9.1", "mps")), ("12.7", ("2.4.1", "mps")),
+                                               ("14.0", ("2.15.0", "mps")), ("11.2", ("2.11.0", "cpu"))])
+def test_macos_version_picks_the_newest_torch_that_uses_the_gpu_there(version, expected):
+    choice = pick("macos", arch="arm64", python="3.11", macos_version=version)
+    assert (choice.torch_version, choice.variant) == expected
+
+
+def test_macos_version_on_the_command_line(capsys):
+    from wizard.cli import main
+
+    assert main(["torch-command", "--macos-version", "13.6", "--python-version", "3.12", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["command"] == "pip install torch==2.9.1"
+    assert main(["torch-command", "--macos-version", "thirteen"]) == 2
+    assert main(["torch-command", "--macos-version", "13.6", "--os", "linux"]) == 2
 
 
 def test_amd_on_windows_gets_cpu():
@@ -179,9 +207,11 @@ def test_amd_on_windows_gets_cpu():
     assert "amd-no-rocm-here" in choice.warning_ids
 
 
-def test_intel_gpu_gets_cpu_with_the_xpu_hint():
-    choice = pick("windows", gpu_vendor="intel")
-    assert choice.variant == "cpu" and "intel-xpu" in choice.warning_ids
+def test_intel_arc_gets_the_xpu_build():
+    choice = pick("windows", gpu_vendor="intel", python="3.12")
+    assert choice.variant == "xpu" and choice.index_url == "https://download.pytorch.org/whl/xpu"
+    assert choice.command == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/xpu"
+    assert "xpu-driver" in choice.warning_ids
 
 
 def test_linux_arm_server_uses_the_aarch64_builds():

@@ -155,6 +155,9 @@ def test_every_source_is_used_and_every_url_is_https():
             used.update(build["source"])
     used.update(RAW["cpu"]["source"])
     used.update(RAW["macos_intel"]["source"])
+    for table in ("legacy_cuda", "python_last"):
+        for entry in RAW.get(table, []):
+            used.update(entry["source"])
     for size in RAW["sizes"]:
         used.update(size["source"])
     assert used == set(MATRIX.sources)

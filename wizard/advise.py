@@ -269,6 +269,16 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
             usable_now=bool(torch_ok and torch.cuda_available and torch.build == "rocm"),
             count=len(amd), smallest_vram_gb=size,
         )
+    from wizard.vendor_gpus import intel_xpu_capable
+
+    intel = [g for g in machine.gpus if intel_xpu_capable(g) and machine.os in ("Linux", "Windows")]
+    if intel:
+        size = _vram(intel[0], knowledge)
+        return _LocalGpu(
+            name=intel[0].name, vendor="intel", vram_gb=size,
+            usable_now=bool(torch_ok and torch.xpu_available and torch.build == "xpu"),
+            count=len(intel), smallest_vram_gb=size,
+        )
     return None
 
 
@@ -310,6 +320,8 @@ def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors:
             draft.add("apple-memory", ram=_num(machine.ram_gb), usable=_num(local.vram_gb))
     elif local.vendor == "amd":
         draft.add("amd-linux")
+    elif local.vendor == "intel":
+        draft.add("intel-xpu")
     if local.count > 1 and local.smallest_vram_gb is not None:
         draft.add("several-gpus", count=local.count, vram=_num(local.smallest_vram_gb))
     torch = machine.torch

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from wizard.content import ContentError
-from wizard.diagnose_torch import torch_findings
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
+from wizard.install import OVERRIDE_TARGET, rocm_gpus
+from wizard.probe import explain
 from wizard.probe.model import Gpu, Machine
+from wizard.torch_matrix import load_matrix
+from wizard.vendor_gpus import amd_gfx, amd_is_apu, hsa_override, intel_xpu_capable
 
 LOW_VRAM_GB = 4.0
 # NVML reasons that mean "we could not find out", not "this is broken".
@@ -37,6 +40,7 @@ def _gb(value: float | None) -> str:
 def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     found: list[Finding] = []
     nv = machine.nvidia
+    reason = explain.reason_of(machine)
     nvidia_gpus = machine.nvidia_gpus()
     nvml_gpus = [g for g in nvidia_gpus if g.source == "nvml"]
     first_nvidia = nvidia_gpus[0].name if nvidia_gpus else "NVIDIA GPU"
@@ -45,10 +49,10 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
         names = ", ".join(sorted({g.name for g in nvml_gpus}))
         found.append(_finding("nvidia-ready", "ok", lang, names=names, driver=nv.driver_version or "?",
                               cuda=nv.cuda_driver_version or "?"))
-    elif nv.reason in _REASON_FINDING:
-        fid, severity = _REASON_FINDING[nv.reason]
+    elif reason in _REASON_FINDING:
+        fid, severity = _REASON_FINDING[reason]
         found.append(_finding(fid, severity, lang, name=first_nvidia))
-    elif nv.reason in _PROBE_FAILURES or nv.status in ("timeout", "error"):
+    elif reason in _PROBE_FAILURES or nv.status in ("timeout", "error"):
         found.append(_finding("nvidia-probe-failed", "warning", lang, message=nv.message or nv.status))
 
     for gpu in nvidia_gpus:
@@ -61,28 +65,70 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
                 and gpu.vendor != "apple":
             found.append(_finding("gpu-low-vram", "warning", lang, name=gpu.name, vram=_gb(gpu.vram_gb)))
 
-    amd = [g for g in machine.gpus if g.vendor == "amd" and _counts_as_compute(g)]
+    amd = rocm_gpus(machine)
     if amd:
-        found.append(_finding("amd-gpu", "info", lang, name=amd[0].name))
+        found.append(_amd_finding(machine, amd, lang))
+    igpus = [g for g in machine.gpus if g.vendor == "amd" and amd_is_apu(g)]
+    if igpus and any(g.vendor == "amd" and not amd_is_apu(g) for g in machine.gpus) and machine.os == "Linux":
+        # ROCm counts the processor's graphics as a GPU too, often as device 0, where programs crash.
+        found.append(_finding("amd-igpu-beside-card", "info", lang, igpu=igpus[0].name, gpu=amd[0].name))
+    intel = [g for g in machine.gpus if intel_xpu_capable(g)]
+    if intel:
+        found.append(_finding("intel-xpu-gpu", "info", lang, name=intel[0].name))
     apple = [g for g in machine.gpus if g.vendor == "apple"]
     if apple:
         found.append(_finding("apple-silicon", "info", lang, name=apple[0].name, ram=_gb(machine.ram_gb)))
 
-    if not nvidia_gpus and not amd and not apple and nv.reason not in _REASON_FINDING:
+    if not nvidia_gpus and not amd and not apple and not intel and reason not in _REASON_FINDING:
         found.append(_finding("no-gpu", "info", lang))
     return found
+
+
+def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
+    """What PyTorch can do with this AMD GPU, on this OS."""
+    gpu = amd[0]
+    gfx = amd_gfx(gpu)
+    name = f"{gpu.name} ({gfx})" if gfx else gpu.name
+    if machine.os == "Windows":
+        return _finding("amd-gpu-windows", "info", lang, name=name)
+    if machine.os != "Linux":
+        return _finding("amd-gpu", "info", lang, name=name)
+    if gfx is None:
+        return _finding("amd-gpu", "info", lang, name=name)
+    targets = rocm_targets()
+    if gfx in targets:
+        return _finding("amd-gpu-rocm", "info", lang, name=name, gfx=gfx)
+    override = hsa_override(gfx)
+    if override and OVERRIDE_TARGET.get(override) in targets:
+        return _finding("amd-gpu-override", "warning", lang, name=name, gfx=gfx, override=override,
+                        target=OVERRIDE_TARGET[override])
+    return _finding("amd-gpu-unsupported", "warning", lang, name=gpu.name, gfx=gfx)
+
+
+def rocm_targets() -> set[str]:
+    """Every gfx target some PyTorch ROCm build in the matrix has kernels for."""
+    try:
+        return {gfx for v in load_matrix().variants.values() if v.kind == "rocm" for gfx in v.gfx}
+    except ContentError:
+        return set()
 
 
 def _counts_as_compute(gpu: Gpu) -> bool:
     """Integrated graphics and unknown display adapters are not training hardware."""
     if gpu.vendor == "amd":
         # APUs report a small carve-out as VRAM; a discrete card has its own memory.
-        return gpu.unified_memory is not True and (gpu.vram_gb is None or gpu.vram_gb >= 1)
+        return not amd_is_apu(gpu) and (gpu.vram_gb is None or gpu.vram_gb >= 1)
     return gpu.vendor == "nvidia"
 
 
 def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
-    """All findings, hardware and PyTorch, worst first."""
+    """All findings, hardware and PyTorch, worst first.
+
+    Never "ready" beside "cannot": when anything is an error, the ok-findings that would
+    contradict it ("NVIDIA GPU ready", "PyTorch can use the GPU") are left out.
+    """
+    from wizard.diagnose_torch import torch_findings
+
     findings = hardware_findings(machine, lang)
     if machine.torch is not None:
         try:
@@ -91,4 +137,14 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
             # The torch matrix is damaged: the hardware findings still stand, and the CLI
             # names the file (wizard.content.DAMAGED).
             pass
+    ids = {f.id for f in findings}
+    if ids & {"torch-rocm-gfx-missing", "torch-rocm-gfx-missing-override", "torch-rocm-gfx-unsupported"}:
+        # The torch finding names the card's target and what to do: one finding for one cause.
+        findings = [f for f in findings if f.id not in ("amd-gpu-unsupported", "amd-gpu-override")]
+    severities = {f.severity for f in findings}
+    if "error" in severities:
+        findings = [f for f in findings if f.severity != "ok"]
+    if not severities & {"error", "warning"}:
+        # "…until the problem above is fixed" needs a problem above.
+        findings = [f for f in findings if f.id != "torch-gpu-not-usable-yet"]
     return sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])

@@ -1,27 +1,37 @@
-"""Machine → findings about PyTorch: does the installed torch fit this machine, and if not, the fix.
+"""Machine → findings about PyTorch: can the installed torch use this machine's GPU, and if not,
+the one root cause and its fix.
 
-The questions students ask most ("why doesn't PyTorch see my GPU?") mostly come down to a
-handful of mismatches between the installed build and the machine: a CPU build next to a
-working NVIDIA GPU, a build without kernels for the GPU's architecture (RTX 50 on cu126,
-Pascal on cu128+), a build for a newer CUDA than the driver, a ROCm build on NVIDIA or the
-reverse, an Intel Python on an Apple Silicon Mac. Each finding carries the one command that
-fixes it, chosen by `wizard.install.choose_for_machine`. Pure: reads the Machine, probes nothing.
+"Why doesn't PyTorch see my GPU?" comes down to a handful of causes, each read from the snapshot
+alone (so a recorded machine gets the answer a live one gets):
+* the wrong build for the GPU's maker: a CPU build beside an NVIDIA, a ROCm-capable AMD or an
+  Intel Arc GPU; a CUDA build on AMD or Intel; a ROCm build on NVIDIA;
+* the right maker, but no kernels for this GPU: an NVIDIA architecture missing from the arch
+  list, an AMD gfx target missing from a ROCm build;
+* the NVIDIA driver older than the build's CUDA, or in a bad state (CUDA error 999 after a
+  suspend), or GPUs hidden by CUDA_VISIBLE_DEVICES;
+* an XPU build without Intel's GPU driver; a Mac Python that runs under Rosetta, a macOS too old.
+What torch itself said (warnings, the GPU test's error lines) counts as much as the facts.
+One finding per root cause: what a cause implies ("torch.cuda.is_available() is False") is told
+inside it, not as a finding of its own. Each carries the command that fixes it, chosen by
+`wizard.install.choose_for_machine`. Pure: reads the Machine, probes nothing.
 """
 
 from __future__ import annotations
 
 import re
 
+from wizard import torch_messages as said
 from wizard.findings import Finding, make_finding
 from wizard.i18n import t
-from wizard.install import TorchChoice, choose_for_machine
+from wizard.install import OVERRIDE_TARGET, TorchChoice, choose_for_machine, macos_version_of, rocm_gpus
 from wizard.probe.model import Machine, TorchInfo
-from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name
+from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
+from wizard.vendor_gpus import amd_gfx, hsa_override, intel_xpu_capable
 
-# CUDA major → NVIDIA's minor-version-compatibility floor, for CUDA versions not in the matrix.
-_COMPAT_BY_MAJOR = {"linux": {11: "450.80.02", 12: "525.60.13", 13: "580"},
-                    "windows": {11: "452.39", 12: "528.33", 13: "580"}}
-_ARCH_WARNING = re.compile(r"not compatible with the current PyTorch installation|no longer supports this GPU", re.I)
+# NVIDIA reasons under which the GPU cannot be reached at all: the hardware finding is the cause.
+_UNREACHABLE = {"container-no-gpu", "wsl-no-library", "container-no-library"}
+# Values of CUDA_VISIBLE_DEVICES (and ROCm's) that hide every GPU.
+_HIDE_ALL = re.compile(r"^\s*(|-1|none|void|nodevfiles)\s*$", re.I)
 
 
 def _finding(fid: str, severity: str, lang: str, **values: object) -> Finding:
@@ -52,65 +62,110 @@ def _capabilities(machine: Machine, torch: TorchInfo) -> list[tuple[str, str]]:
     return found
 
 
+class _Case:
+    """Everything the rules below share about one machine."""
+
+    def __init__(self, machine: Machine, lang: str):
+        self.machine = machine
+        self.lang = lang
+        self.torch: TorchInfo = machine.torch  # type: ignore[assignment]
+        self.version = self.torch.version or t("torch.findings.version-unknown", lang)
+        self.choice = choose_for_machine(machine, lang=lang)
+        self.fix = _fix_command(self.choice, lang)
+        self.nvidia = [g for g in machine.nvidia_gpus() if g.kernel_driver not in ("vfio-pci", "pci-stub")]
+        self.amd = [g for g in machine.gpus if g.vendor == "amd"]
+        self.amd_rocm = rocm_gpus(machine)
+        self.intel_xpu = [g for g in machine.gpus if intel_xpu_capable(g)]
+        self.apple = [g for g in machine.gpus if g.vendor == "apple"]
+        self.said = said.torch_said(self.torch)
+        bench = machine.benchmark
+        if bench is not None and bench.gpu_error:
+            cause = said.cause_of(bench.gpu_error)
+            if cause:
+                self.said.append(said.Said(cause, bench.gpu_error))
+
+    def finding(self, fid: str, severity: str, **values: object) -> Finding:
+        values.setdefault("version", self.version)
+        values.setdefault("command", self.fix)
+        return _finding(fid, severity, self.lang, **values)
+
+    @property
+    def unreachable(self) -> bool:
+        """The NVIDIA GPU cannot be reached from here (container, WSL): the hardware finding says why."""
+        from wizard.probe.explain import reason_of as nvidia_reason
+
+        return nvidia_reason(self.machine) in _UNREACHABLE
+
+    def rocm_supported(self) -> bool:
+        """This machine's AMD GPU is one PyTorch's ROCm builds serve (Linux, a listed target)."""
+        return bool(self.amd_rocm) and (self.choice.variant or "").startswith("rocm")
+
+
 def torch_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     torch = machine.torch
     if torch is None:
         return []
-    choice = choose_for_machine(machine, lang=lang)
-    fix = _fix_command(choice, lang)
-    version = torch.version or "?"
-    nvidia = machine.nvidia_gpus()
-    amd = [g for g in machine.gpus if g.vendor == "amd"]
-
-    if torch.status == "not-installed":
-        return [_finding("torch-not-installed", "info", lang, interpreter=torch.interpreter or "python",
-                         command=fix)]
-    if torch.status == "timeout":
-        return [_finding("torch-timeout", "warning", lang, error=torch.error_line or "?")]
-    if torch.status == "crashed":
-        signal = torch.error_line or "?"
-        fid = "torch-crashed-cpu" if ("SIGILL" in signal or "illegal" in signal.lower()) else "torch-crashed"
-        return [_finding(fid, "error", lang, version=version, signal=signal, command=_reinstall(fix))]
-    if torch.status == "import-error":
-        error = torch.error_line or "?"
-        if "is not PyTorch" in error:
-            return [_finding("torch-shadowed", "error", lang, error=error)]
-        return [_finding("torch-import-error", "error", lang, version=version, error=error,
-                         command=_reinstall(fix))]
-
-    found: list[Finding] = []
-    build = torch.build or "cpu"
-    sizes = _typical_sizes()
-    if build == "cpu" and nvidia:
-        severity = "error" if _nvidia_ready(machine) else "warning"
-        key = "torch-cpu-build-with-nvidia-gpu"
-        found.append(_finding(key, severity, lang, version=version, gpu=nvidia[0].name, command=fix,
-                              driver_note=t("torch.findings.driver-first", lang)
-                              if severity == "warning" else "", **sizes))
-    if build == "cuda" and not nvidia and not amd and machine.os != "Darwin":
-        found.append(_finding("torch-cuda-build-without-gpu", "info", lang, version=version, command=fix,
-                              installed=_mb(torch.install_size_mb), libraries=_mb(torch.libraries_size_mb),
-                              **sizes))
-    if build == "rocm" and nvidia and not amd:
-        found.append(_finding("torch-rocm-build-on-nvidia", "error", lang, version=version,
-                              gpu=nvidia[0].name, command=fix))
-    if build == "cuda" and amd and not nvidia:
-        found.append(_finding("torch-cuda-build-on-amd", "error", lang, version=version,
-                              gpu=amd[0].name, command=fix))
-    if build == "cuda":
-        found.extend(_cuda_findings(machine, torch, choice, fix, lang))
-    if machine.os == "Darwin":
-        found.extend(_mac_findings(machine, torch, fix, lang))
+    case = _Case(machine, lang)
+    early = _status_findings(case)
+    if early is not None:
+        return early
+    found = _build_findings(case)
+    found += _macos_findings(case)
     if not found:
-        found.append(_ready(torch, machine, lang))
+        found.append(_ready(case))
     return found
 
 
-def _mb(value: float | None) -> str:
-    return f"{value:,.0f}" if value is not None else "?"
+# ------------------------------------------------------------------------------ status ---
+
+def _status_findings(case: _Case) -> list[Finding] | None:
+    """torch did not load (or is not there): that is the whole story."""
+    torch = case.torch
+    if torch.status == "ok":
+        return None
+    mac = _macos_too_old(case)
+    if mac is not None and torch.status in ("import-error", "crashed"):
+        return [mac]
+    if torch.status == "not-installed":
+        return [case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
+    if torch.status == "timeout":
+        return [case.finding("torch-timeout", "warning", error=torch.error_line or "?")]
+    if torch.status == "crashed":
+        signal = torch.error_line or "?"
+        fid = "torch-crashed-cpu" if ("SIGILL" in signal or "illegal" in signal.lower()) else "torch-crashed"
+        return [case.finding(fid, "error", signal=signal, command=_reinstall(case.fix))]
+    error = torch.error_line or "?"
+    if "is not PyTorch" in error:
+        return [case.finding("torch-shadowed", "error", error=error)]
+    return [case.finding("torch-import-error", "error", error=error, command=_reinstall(case.fix))]
 
 
-def _typical_sizes() -> dict[str, str]:
+def _reinstall(command: str) -> str:
+    return command.replace(" install ", " install --force-reinstall ", 1) if " install torch" in command else command
+
+
+# ------------------------------------------------------------------------------- builds ---
+
+def _build_findings(case: _Case) -> list[Finding]:
+    build = case.torch.build or "cpu"
+    if build == "cpu":
+        return _cpu_build(case)
+    if build == "cuda":
+        if case.nvidia:
+            return _cuda_findings(case)
+        return _wrong_maker(case, "cuda")
+    if build == "rocm":
+        if case.amd:
+            return _rocm_findings(case)
+        return _wrong_maker(case, "rocm")
+    if build == "xpu":
+        if case.intel_xpu:
+            return _xpu_findings(case)
+        return _wrong_maker(case, "xpu")
+    return []
+
+
+def _sizes() -> dict[str, str]:
     """Download sizes of the CPU and CUDA builds, from the matrix's measured facts."""
     matrix = load_matrix()
     cpu, cuda = matrix.size("cpu"), matrix.size("cuda")
@@ -118,93 +173,262 @@ def _typical_sizes() -> dict[str, str]:
             "cpu_installed_mb": _mb(cpu.installed_mb if cpu else None)}
 
 
-def _reinstall(command: str) -> str:
-    return command.replace(" install ", " install --force-reinstall ", 1) if " install torch" in command else command
+def _mb(value: float | None) -> str:
+    return f"{value:,.0f}" if value is not None else "?"
 
 
-def _cuda_findings(machine: Machine, torch: TorchInfo, choice: TorchChoice, fix: str,
-                   lang: str) -> list[Finding]:
+def _cpu_build(case: _Case) -> list[Finding]:
+    machine, lang = case.machine, case.lang
+    if case.nvidia:
+        ready = _nvidia_ready(machine)
+        return [case.finding("torch-cpu-build-with-nvidia-gpu", "error" if ready else "warning",
+                             gpu=case.nvidia[0].name,
+                             driver_note="" if ready else t("torch.findings.driver-first", lang), **_sizes())]
+    if case.amd_rocm and machine.os == "Linux":
+        gpu = case.amd_rocm[0]
+        if case.rocm_supported():
+            override = "hsa-override" in case.choice.warning_ids
+            note = case.choice.warnings[case.choice.warning_ids.index("hsa-override")] if override else ""
+            return [case.finding("torch-cpu-build-with-amd-gpu", "error", gpu=gpu.name,
+                                 gfx=amd_gfx(gpu) or "?", note=f" {note}" if note else "")]
+        return []  # no ROCm build serves this card: the AMD hardware finding says so
+    if case.amd_rocm and machine.os == "Windows":
+        return [case.finding("torch-cpu-build-amd-windows", "warning", gpu=case.amd_rocm[0].name)]
+    if case.intel_xpu and machine.os in ("Linux", "Windows"):
+        if case.choice.variant == "xpu":
+            return [case.finding("torch-cpu-build-with-intel-gpu", "error", gpu=case.intel_xpu[0].name)]
+    return []
+
+
+def _wrong_maker(case: _Case, build: str) -> list[Finding]:
+    """A GPU build for a maker this machine has no GPU of."""
+    if build == "cuda":
+        if case.amd_rocm or case.amd:
+            gpu = (case.amd_rocm or case.amd)[0]
+            return [case.finding("torch-cuda-build-on-amd", "error", gpu=gpu.name)]
+        if case.intel_xpu:
+            return [case.finding("torch-cuda-build-on-intel", "error", gpu=case.intel_xpu[0].name)]
+        if case.unreachable or case.machine.os == "Darwin":
+            return []  # the NVIDIA GPU is out of reach (container, WSL): the hardware finding says why
+        torch = case.torch
+        return [case.finding("torch-cuda-build-without-gpu", "info", installed=_mb(torch.install_size_mb),
+                             libraries=_mb(torch.libraries_size_mb), **_sizes())]
+    if build == "rocm" and case.nvidia:
+        return [case.finding("torch-rocm-build-on-nvidia", "error", gpu=case.nvidia[0].name)]
+    return []
+
+
+# --------------------------------------------------------------------------------- CUDA ---
+
+def _cuda_findings(case: _Case) -> list[Finding]:
+    """A CUDA build on a machine with an NVIDIA GPU: the first cause that explains it."""
+    machine, torch = case.machine, case.torch
     found: list[Finding] = []
-    version = torch.version or "?"
-    arch_list = tuple(torch.arch_list)
-    capabilities = _capabilities(machine, torch)
-    arch_problem = False
-    if arch_list:
-        for name, cc in capabilities:
-            support = arch_support(arch_list, cc)
-            if support is None:
-                arch_problem = True
-                found.append(_finding("torch-gpu-arch-missing", "error", lang, version=version, gpu=name,
-                                      sm=sm_name(cc), arch=" ".join(arch_list), command=fix))
-            elif support == "ptx":
-                found.append(_finding("torch-gpu-arch-ptx-only", "warning", lang, version=version, gpu=name,
-                                      sm=sm_name(cc), arch=" ".join(arch_list), command=fix))
-    if not arch_problem:
-        warning = next((w for w in torch.torch_warnings if _ARCH_WARNING.search(w)), None)
-        if warning:  # torch itself said so, even where the arch list was not readable
-            gpu = capabilities[0][0] if capabilities else (nvidia_name(machine) or "GPU")
-            arch_problem = True
-            found.append(_finding("torch-gpu-arch-missing", "error", lang, version=version, gpu=gpu,
-                                  sm=sm_name(capabilities[0][1]) if capabilities else "?",
-                                  arch=" ".join(arch_list) or warning, command=fix))
-
-    driver = machine.nvidia.driver_version
-    floor = _driver_floor(torch.cuda_version, _os_key(machine))
-    driver_problem = False
-    if driver and floor and not driver_at_least(driver, floor):
-        driver_problem = True
-        found.append(_finding("torch-driver-too-old", "error", lang, version=version, driver=driver,
-                              cuda=torch.cuda_version, floor=floor, command=fix))
-    if torch.cuda_available is False and _nvidia_ready(machine) and not arch_problem and not driver_problem:
-        hint = torch.torch_warnings[0] if torch.torch_warnings else t("torch.findings.no-hint", lang)
-        found.append(_finding("torch-cuda-not-available", "warning", lang, version=version, hint=hint))
+    driver_problem = _driver_too_old(case)
+    if driver_problem is not None:
+        found.append(driver_problem)
+    arch = _arch_findings(case)
+    found += arch
+    arch_missing = any(f.id == "torch-gpu-arch-missing" for f in arch)
+    if driver_problem is not None or arch_missing:
+        return found
+    if not _nvidia_ready(machine):
+        return found  # no driver / nouveau / container …: the hardware finding is the cause
+    unknown = said.first(case.said, said.UNKNOWN_ERROR)
+    if unknown is not None:
+        return found + [case.finding("torch-cuda-unknown-error", "error", said=unknown.text)]
+    hidden = _hidden_by_env(case)
+    if hidden is not None:
+        return found + [hidden]
+    tested = _test_findings(case)
+    if tested:
+        return found + tested
+    if torch.cuda_available is False:
+        hint = next((w for w in torch.torch_warnings if "CUDA" in w or "cuda" in w), None)
+        return found + [case.finding("torch-cuda-not-available", "error",
+                                     hint=hint or t("torch.findings.no-hint", case.lang))]
     return found
 
 
-def nvidia_name(machine: Machine) -> str | None:
-    gpus = machine.nvidia_gpus()
-    return gpus[0].name if gpus else None
+def _driver_too_old(case: _Case) -> Finding | None:
+    """The driver cannot run this build's CUDA: by the floor, or because torch said so."""
+    torch, machine = case.torch, case.machine
+    driver = machine.nvidia.driver_version
+    floor = load_matrix().driver_floor(torch.cuda_version, _os_key(machine))
+    told = said.first(case.said, said.DRIVER_TOO_OLD)
+    found_version = said.found_cuda_version(told.text) if told else None
+    if driver and floor and not driver_at_least(driver, floor):
+        return case.finding("torch-driver-too-old", "error", driver=driver, cuda=torch.cuda_version,
+                            floor=floor)
+    if told is not None:
+        return case.finding("torch-driver-too-old-said", "error", cuda=torch.cuda_version or "?",
+                            floor=floor or "?", driver_cuda=found_version or machine.nvidia.cuda_driver_version
+                            or "?", said=told.text)
+    return None
 
 
-def _driver_floor(cuda_version: str | None, os_name: str) -> str | None:
-    if not cuda_version:
-        return None
-    matrix = load_matrix()
-    variant = matrix.variants.get("cu" + cuda_version.replace(".", ""))
-    if variant is not None and variant.kind == "cuda":
-        return variant.compat_floor(os_name)
-    try:
-        major = int(cuda_version.split(".")[0])
-    except ValueError:
-        return None
-    return _COMPAT_BY_MAJOR.get(os_name, _COMPAT_BY_MAJOR["linux"]).get(major)
+def _arch_findings(case: _Case) -> list[Finding]:
+    """Kernels for each NVIDIA GPU's architecture: from the arch list, torch's warning, the test."""
+    torch, machine = case.torch, case.machine
+    arch_list = tuple(torch.arch_list)
+    capabilities = _capabilities(machine, torch)
+    found = []
+    for name, cc in capabilities if arch_list else []:
+        support = arch_support(arch_list, cc)
+        if support is None:
+            found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name, sm=sm_name(cc),
+                                      arch=" ".join(arch_list)))
+        elif support == "ptx":
+            found.append(case.finding("torch-gpu-arch-ptx-only", "warning", gpu=name, sm=sm_name(cc),
+                                      arch=" ".join(arch_list)))
+    if any(f.id == "torch-gpu-arch-missing" for f in found):
+        return found
+    evidence = said.first(case.said, said.NO_KERNEL_IMAGE) or said.first(case.said, said.ARCH_NOT_COMPATIBLE)
+    if evidence is not None:  # torch itself said so, even where the arch list was not readable
+        name, cc = capabilities[0] if capabilities else (case.nvidia[0].name, None)
+        found = [f for f in found if f.id != "torch-gpu-arch-ptx-only"]
+        found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name, sm=sm_name(cc) if cc else "?",
+                                  arch=" ".join(arch_list) or evidence.text))
+    return found
 
 
-def _mac_findings(machine: Machine, torch: TorchInfo, fix: str, lang: str) -> list[Finding]:
-    apple = [g for g in machine.gpus if g.vendor == "apple"]
-    apple_silicon = bool(apple) or machine.arch == "arm64"
-    if not apple_silicon or torch.mps_available:
+def _hidden_by_env(case: _Case) -> Finding | None:
+    torch = case.torch
+    for setting in torch.visible_devices_env:
+        name, _, value = setting.partition("=")
+        if _HIDE_ALL.match(value) and not torch.device_count:
+            return case.finding("torch-gpus-hidden", "error", setting=setting, name=name)
+    return None
+
+
+def _test_findings(case: _Case) -> list[Finding]:
+    """The tiny kernel failed or hung on a device, for a reason the rules above did not name."""
+    found = []
+    for test in case.torch.gpu_tests:
+        device = f"{test.device} ({test.name})" if test.name else test.device
+        if test.status == "timeout":
+            found.append(case.finding("torch-gpu-test-timeout", "error", device=device,
+                                      error=test.error_line or "?"))
+        elif test.status == "failed":
+            cause = said.cause_of(test.error_line)
+            if cause == said.OUT_OF_MEMORY:
+                found.append(case.finding("torch-gpu-memory-full", "warning", device=device,
+                                          error=test.error_line or "?"))
+            elif cause not in (said.NO_KERNEL_IMAGE, said.INVALID_DEVICE_FUNCTION, said.UNKNOWN_ERROR,
+                               said.DRIVER_TOO_OLD):
+                found.append(case.finding("torch-gpu-test-failed", "error", device=device,
+                                          error=test.error_line or "?"))
+    return found
+
+
+# --------------------------------------------------------------------------------- ROCm ---
+
+def _rocm_findings(case: _Case) -> list[Finding]:
+    torch, machine = case.torch, case.machine
+    found: list[Finding] = []
+    devices = [(d.name, d.capability) for d in torch.devices if d.capability and d.capability.startswith("gfx")]
+    if not devices:
+        devices = [(g.name, amd_gfx(g)) for g in case.amd_rocm or case.amd if amd_gfx(g)]
+    built = {a.split(":")[0] for a in torch.arch_list if a.startswith("gfx")}
+    missing = [(name, gfx) for name, gfx in devices if built and gfx not in built]
+    invalid = said.first(case.said, said.INVALID_DEVICE_FUNCTION)
+    if not missing and invalid is not None and devices:
+        missing = [devices[0]]
+    for name, gfx in missing[:1]:  # one cause: this build has no kernels for the card
+        found.append(_gfx_missing(case, name, gfx, built))
+    if found:
+        return found
+    if torch.cuda_available is False and case.rocm_supported():
+        hidden = _hidden_by_env(case)
+        return [hidden] if hidden else [case.finding("torch-rocm-not-available", "error",
+                                                     gpu=case.amd_rocm[0].name)]
+    return found + _test_findings(case)
+
+
+def _gfx_missing(case: _Case, name: str, gfx: str | None, built: set[str]) -> Finding:
+    gfx = gfx or "?"
+    arch = " ".join(sorted(built)) or "?"
+    override = hsa_override(gfx) if gfx != "?" else None
+    target = OVERRIDE_TARGET.get(override or "")
+    rocm_choice = (case.choice.variant or "").startswith("rocm")
+    if override and target and (target in built or rocm_choice):
+        # RDNA2/RDNA3 cards near a built target run its kernels when told to: unofficial, but common.
+        reinstall = "" if target in built else t("torch.findings.override-reinstall", case.lang,
+                                                 target=target, command=case.fix)
+        return case.finding("torch-rocm-gfx-missing-override", "error", gpu=name, gfx=gfx, arch=arch,
+                            override=override, target=target, reinstall=reinstall)
+    if rocm_choice:
+        return case.finding("torch-rocm-gfx-missing", "error", gpu=name, gfx=gfx, arch=arch)
+    return case.finding("torch-rocm-gfx-unsupported", "error", gpu=name, gfx=gfx, arch=arch)
+
+
+# ---------------------------------------------------------------------------------- XPU ---
+
+def _xpu_findings(case: _Case) -> list[Finding]:
+    torch = case.torch
+    if torch.xpu_available is False:
+        return [case.finding("torch-xpu-not-available", "error", gpu=case.intel_xpu[0].name)]
+    return _test_findings(case)
+
+
+# ---------------------------------------------------------------------------------- Mac ---
+
+def _macos_findings(case: _Case) -> list[Finding]:
+    machine, torch = case.machine, case.torch
+    if machine.os != "Darwin":
         return []
+    too_old = _macos_too_old(case)
+    if too_old is not None:
+        return [too_old]
+    apple_silicon = bool(case.apple) or machine.arch == "arm64"
+    if not apple_silicon or torch.mps_available:
+        return _test_findings(case) if torch.mps_available else []
     if torch.python_arch == "x86_64":
-        return [_finding("torch-mac-rosetta-python", "error", lang, version=torch.version or "?")]
+        return [case.finding("torch-mac-rosetta-python", "error")]
     if torch.mps_built is False:
-        return [_finding("torch-mps-not-built", "error", lang, version=torch.version or "?", command=fix)]
-    return [_finding("torch-mps-unavailable", "warning", lang, version=torch.version or "?",
-                     os_version=machine.os_version)]
+        return [case.finding("torch-mps-not-built", "error")]
+    return [case.finding("torch-mps-unavailable", "error", os_version=machine.os_version)]
 
 
-def _ready(torch: TorchInfo, machine: Machine, lang: str) -> Finding:
-    version = torch.version or "?"
+def _macos_too_old(case: _Case) -> Finding | None:
+    """torch from a release whose macOS wheels need a newer macOS than this Mac has."""
+    machine, torch = case.machine, case.torch
+    if machine.os != "Darwin" or not torch.version:
+        return None
+    have = macos_version_of(machine.os_version)
+    release = load_matrix().release(torch.version)
+    if not have or release is None:
+        return None
+    needed = release.macos_min
+    if torch.status == "ok" and not torch.mps_available and torch.python_arch != "x86_64":
+        needed = release.mps_macos_min or needed  # it loads, but uses the Apple GPU only from here on
+    if not needed or version_tuple(have) >= version_tuple(needed):
+        return None
+    return case.finding("torch-macos-too-old", "error", macos=have, needed=needed)
+
+
+# -------------------------------------------------------------------------------- ready ---
+
+def _ready(case: _Case) -> Finding:
+    torch, machine = case.torch, case.machine
     if torch.cuda_available and torch.devices:
         # ROCm builds drive AMD GPUs through the same torch.cuda API and device name.
-        return _finding("torch-ready", "ok", lang, version=version, target="cuda",
-                        device=", ".join(d.name for d in torch.devices))
+        return case.finding("torch-ready", "ok", target="cuda", device=", ".join(d.name for d in torch.devices),
+                            tested=_tested(torch, case.lang))
     if torch.mps_available:
-        return _finding("torch-ready", "ok", lang, version=version, target="mps", device="Apple GPU (MPS)")
+        return case.finding("torch-ready", "ok", target="mps", device="Apple GPU (MPS)",
+                            tested=_tested(torch, case.lang))
     if torch.xpu_available:
-        return _finding("torch-ready", "ok", lang, version=version, target="xpu",
-                        device=", ".join(d.name for d in torch.devices) or "Intel GPU (XPU)")
-    if any(g.vendor in ("nvidia", "amd") for g in machine.gpus):
-        # The GPU is there but not usable yet (driver, container, build): the other findings say why.
-        return _finding("torch-gpu-not-usable-yet", "info", lang, version=version)
-    return _finding("torch-cpu-only", "info", lang, version=version)
+        return case.finding("torch-ready", "ok", target="xpu",
+                            device=", ".join(d.name for d in torch.devices) or "Intel GPU (XPU)",
+                            tested=_tested(torch, case.lang))
+    if case.nvidia or case.amd_rocm or case.intel_xpu or case.unreachable:
+        # The GPU is there but not usable yet: the hardware finding (driver, container) says why.
+        return case.finding("torch-gpu-not-usable-yet", "info")
+    return case.finding("torch-cpu-only", "info")
+
+
+def _tested(torch: TorchInfo, lang: str) -> str:
+    ok = [test.device for test in torch.gpu_tests if test.status == "ok"]
+    return t("torch.findings.tested", lang, devices=", ".join(ok)) if ok else ""
+

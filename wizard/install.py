@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+from wizard.content import ContentError
 from wizard.i18n import t
 from wizard.torch_matrix import (Build, Release, TorchMatrix, arch_support, driver_at_least, driver_tuple,
                                  load_matrix, parse_cc, sm_name, version_tuple)
@@ -105,6 +106,7 @@ def choose_torch(
     arch: str | None = None,
     *,
     amd_gfx: Sequence[str] = (),
+    macos_version: str | None = None,
     lang: str = "en",
     pip: str = "pip",
     matrix: TorchMatrix | None = None,
@@ -131,7 +133,8 @@ def choose_torch(
         raise ValueError(f"{driver!r} is not a driver version like 550.54.14")
     py = ".".join(str(p) for p in version_tuple(python_version)[:2]) if python_version else None
     vendor = gpu_vendor or ("nvidia" if (ccs or driver) else None)
-    ctx = _Context(matrix, os_name, normalize_arch(arch, os_name), driver, ccs, py, lang, pip)
+    ctx = _Context(matrix, os_name, normalize_arch(arch, os_name), driver, ccs, py, lang, pip,
+                   macos_version)
 
     if os_name == "macos":
         return ctx.mac()
@@ -139,10 +142,9 @@ def choose_torch(
         return ctx.nvidia()
     if vendor == "amd":
         return ctx.amd(tuple(g.lower() for g in amd_gfx))
-    notes = _Notes(lang)
     if vendor == "intel":
-        notes.add("intel-xpu")
-    return ctx.cpu(notes, reason_key="cpu-no-gpu")
+        return ctx.xpu()
+    return ctx.cpu(_Notes(lang), reason_key="cpu-no-gpu")
 
 
 # GeForce/datacenter product lines → compute capability, for GPUs that neither NVML nor our
@@ -172,18 +174,39 @@ def guess_compute_capability(name: str) -> str | None:
     return None
 
 
+def rocm_gpus(machine: "Machine") -> list:
+    """The AMD GPUs a ROCm build should serve: the discrete cards, else an APU that ROCm
+    supports (Strix Halo), never an APU beside a card (that iGPU would only get in the way)."""
+    from wizard.vendor_gpus import amd_gfx, amd_is_apu
+
+    amd = [g for g in machine.gpus if g.vendor == "amd"]
+    cards = [g for g in amd if not amd_is_apu(g)]
+    if cards or not amd:
+        return cards
+    try:
+        supported = {gfx for v in load_matrix().variants.values() if v.kind == "rocm" for gfx in v.gfx}
+    except ContentError:  # a damaged matrix: the CLI names the file; no APU counts meanwhile
+        return []
+    return [g for g in amd if amd_gfx(g) in supported]
+
+
 def machine_facts(machine: "Machine") -> dict:
     """The choose_torch arguments that describe a probed or recorded machine."""
+    from wizard.vendor_gpus import amd_gfx, intel_xpu_capable
+
     torch = machine.torch
     nvidia = [g for g in machine.gpus if g.vendor == "nvidia" and g.kernel_driver not in ("vfio-pci", "pci-stub")]
-    amd = [g for g in machine.gpus if g.vendor == "amd" and g.unified_memory is not True]
+    amd = rocm_gpus(machine)
     apple = [g for g in machine.gpus if g.vendor == "apple"]
     ccs = [g.compute_capability or guess_compute_capability(g.name) for g in nvidia]
     ccs = [cc for cc in ccs if cc]
     if not ccs and torch is not None and torch.build == "cuda":
         ccs = [d.capability for d in torch.devices if d.capability and parse_cc(d.capability)]
+    gfx = [amd_gfx(g) for g in amd]
+    if torch is not None and torch.build == "rocm":
+        gfx += [d.capability for d in torch.devices if d.capability and d.capability.startswith("gfx")]
     vendor = "nvidia" if nvidia else "amd" if amd else "apple" if apple else \
-        "intel" if any(g.vendor == "intel" for g in machine.gpus) else None
+        "intel" if any(intel_xpu_capable(g) for g in machine.gpus) else None
     arch = (torch.python_arch if torch is not None and torch.python_arch else None) or machine.arch
     if machine.os == "Darwin" and apple:
         arch = "arm64"  # an x86_64 Python under Rosetta is the problem to fix, not the target
@@ -192,13 +215,58 @@ def machine_facts(machine: "Machine") -> dict:
         driver = None
     python = (torch.python_version if torch is not None and torch.python_version else None) \
         or machine.python_version
-    return {"os": machine.os, "driver": driver, "compute_capabilities": ccs, "python_version": python,
-            "gpu_vendor": vendor, "arch": arch}
+    facts = {"os": machine.os, "driver": driver, "compute_capabilities": ccs, "python_version": python,
+             "gpu_vendor": vendor, "arch": arch}
+    if vendor == "amd":
+        facts["amd_gfx"] = tuple(dict.fromkeys(g for g in gfx if g))
+    if machine.os == "Darwin":
+        facts["macos_version"] = macos_version_of(machine.os_version)
+    return facts
 
 
-def choose_for_machine(machine: "Machine", lang: str = "en", pip: str = "pip") -> TorchChoice:
+def macos_version_of(os_version: str | None) -> str | None:
+    """"macOS 13.6.7" → "13.6"; None when the text holds no version."""
+    match = re.search(r"\b(1[0-9]|2[0-9])\.(\d{1,2})", os_version or "")
+    return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+# Interpreters that `pip` on the user's PATH already installs into: an activated environment.
+_PLAIN_PIP = frozenset({None, "virtualenv", "conda", "path", "own"})
+
+
+def pip_for(machine: "Machine") -> str:
+    """How the install command must call pip so torch lands in the interpreter that was checked:
+    plain `pip` in an activated environment, `PYTHON -m pip` for one that is not active."""
+    torch = machine.torch
+    if torch is None or not torch.interpreter or torch.interpreter_source in _PLAIN_PIP:
+        return "pip"
+    return f"{shell_quote(torch.interpreter, machine.os)} -m pip"
+
+
+def shell_quote(path: str, os_name: str | None = None) -> str:
+    """A path as the user's shell needs it: quoted only when it has spaces or specials."""
+    import shlex
+
+    if (os_name or "") == "Windows":
+        return f'"{path}"' if re.search(r"[\s&()^%!]", path) else path
+    return shlex.quote(path)
+
+
+def choose_for_machine(machine: "Machine", lang: str = "en", pip: str | None = None) -> TorchChoice:
     """`choose_torch` for a whole Machine snapshot (live probes or a recorded report)."""
-    return choose_torch(**machine_facts(machine), lang=lang, pip=pip)
+    return choose_torch(**machine_facts(machine), lang=lang, pip=pip or pip_for(machine))
+
+
+# An HSA_OVERRIDE_GFX_VERSION value → the target whose kernels ROCm then loads.
+OVERRIDE_TARGET = {"10.3.0": "gfx1030", "11.0.0": "gfx1100"}
+
+
+def _override_for(gfx: str, built: tuple[str, ...]) -> str | None:
+    """The (unofficial) override that lets `gfx` run a build's kernels, when there is one."""
+    from wizard.vendor_gpus import hsa_override
+
+    value = hsa_override(gfx)
+    return value if value and OVERRIDE_TARGET.get(value) in built else None
 
 
 @dataclass
@@ -211,6 +279,7 @@ class _Context:
     py: str | None
     lang: str
     pip: str
+    macos: str | None = None
 
     @property
     def platform(self) -> str:
@@ -232,6 +301,12 @@ class _Context:
 
     def python_problem(self) -> TorchChoice:
         low, high = self.matrix.python_range
+        last = self.matrix.python_last.get(self.py or "")
+        if self.py and version_tuple(self.py) < version_tuple(low):
+            # Older than every release we can recommend: name the last one it had, then the way out.
+            key = "none-python-old" if last else "none-python-ancient"
+            return self.nothing("python-too-old", self.text(key, python=self.py, last=last or "", low=low),
+                                _Notes(self.lang))
         return self.nothing("python-unsupported",
                             self.text("none-python", python=self.py, low=low, high=high), _Notes(self.lang))
 
@@ -252,6 +327,9 @@ class _Context:
             warnings=tuple(notes.texts), uv_command=uv_command(release.version, "cpu"),
             warning_ids=tuple(notes.ids),
         )
+
+    def _macos_at_least(self, floor: str | None) -> bool:
+        return not (self.macos and floor and version_tuple(self.macos) < version_tuple(floor))
 
     def _python_note(self, release: Release, notes: _Notes) -> None:
         newest = self.matrix.choosable[0]
@@ -282,14 +360,50 @@ class _Context:
         releases = self.python_ok()
         if not releases:
             return self.python_problem()
-        release = releases[0]
+        installs = [r for r in releases if self._macos_at_least(r.macos_min)]
+        if not installs:
+            return self.nothing("macos-too-old", self.text("none-macos", macos=self.macos,
+                                                           needed=releases[-1].macos_min), notes)
+        # The Apple GPU is the point of PyTorch on a Mac: the newest release that uses it here.
+        with_mps = [r for r in installs if self._macos_at_least(r.mps_macos_min)]
+        release = (with_mps or installs)[0]
+        if release is not releases[0] and with_mps:
+            newest = releases[0]
+            notes.add("macos-limits", newest=newest.version, needed=newest.mps_macos_min or newest.macos_min,
+                      macos=self.macos, version=release.version)
         self._python_note(release, notes)
+        variant, reason = ("mps", "mac-mps") if with_mps else ("cpu", "mac-no-mps")
         return TorchChoice(
-            command=pip_command(release.version, None, self.pip), index_url=None, variant="mps",
-            torch_version=release.version, reason=self.text("mac-mps", version=release.version),
+            command=pip_command(release.version, None, self.pip), index_url=None, variant=variant,
+            torch_version=release.version, reason=self.text(reason, version=release.version,
+                                                            macos=self.macos or "?"),
             warnings=tuple(notes.texts), uv_command=uv_command(release.version, None),
             warning_ids=tuple(notes.ids),
         )
+
+    # -- Intel -------------------------------------------------------------------------------
+    def xpu(self) -> TorchChoice:
+        """Intel Arc and Core Ultra graphics: the xpu build (Linux and Windows, x86_64)."""
+        notes = _Notes(self.lang)
+        releases = self.python_ok()
+        if not releases:
+            return self.python_problem()
+        for release in releases:
+            build = next((b for b in release.builds if b.variant.kind == "xpu" and b.confirmed
+                          and self.platform in b.platforms), None)
+            if build is None:
+                continue
+            self._python_note(release, notes)
+            notes.add("xpu-driver")
+            url = build.variant.index_url
+            return TorchChoice(
+                command=pip_command(release.version, url, self.pip), index_url=url, variant="xpu",
+                torch_version=release.version, reason=self.text("xpu", version=release.version),
+                warnings=tuple(notes.texts), uv_command=uv_command(release.version, "xpu"),
+                warning_ids=tuple(notes.ids),
+            )
+        notes.add("no-xpu-here", platform=self.platform)
+        return self.cpu(notes, "cpu-no-gpu")
 
     # -- AMD ---------------------------------------------------------------------------------
     def amd(self, gfx: tuple[str, ...]) -> TorchChoice:
@@ -305,8 +419,11 @@ class _Context:
                 if build.variant.kind != "rocm" or self.platform not in build.platforms or not build.confirmed:
                     continue
                 missing = [g for g in gfx if g not in build.variant.gfx]
-                if missing:
+                overrides = {g: _override_for(g, build.variant.gfx) for g in missing}
+                if not all(overrides.values()):
                     continue
+                for g, value in overrides.items():
+                    notes.add("hsa-override", gfx=g, override=value, target=OVERRIDE_TARGET[value])
                 self._python_note(release, notes)
                 if release.version != self.matrix.choosable[0].version:
                     notes.add("rocm-lags", newest=self.matrix.choosable[0].version, version=release.version)
@@ -354,6 +471,9 @@ class _Context:
             notes.add("no-cuda-here", platform=self.platform)
             return self.cpu(notes, "cpu-no-cuda-here", platform=self.platform)
         releases = self.python_ok()
+        low = self.matrix.python_range[0]
+        if not releases and self.py and version_tuple(self.py) < version_tuple(low):
+            return self.python_problem()  # no build for this Python at all: a newer Python first
         for release in releases:
             for build in self._cuda_builds(release):
                 if self._covers(build) and self._driver_ok(build):

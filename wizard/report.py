@@ -186,6 +186,9 @@ def redact_report(report: dict[str, Any], identifiers: Iterable[str] | None = No
     torch = out.get("machine", {}).get("torch") if isinstance(out.get("machine"), dict) else None
     if isinstance(torch, dict) and isinstance(torch.get("interpreter"), str):
         torch["interpreter"] = interpreter_name(report["machine"]["torch"]["interpreter"])
+    for other in torch.get("other_pythons", []) if isinstance(torch, dict) else []:
+        if isinstance(other, dict) and isinstance(other.get("interpreter"), str):
+            other["interpreter"] = interpreter_name(other["interpreter"])
     return out
 
 
@@ -589,8 +592,9 @@ def torch_has_error(findings: list[Any]) -> bool:
 def torch_uses_gpu(torch: dict[str, Any], findings: list[Any]) -> bool:
     """PyTorch can really use the GPU. "Available" is not "usable": a build without the GPU's
     kernels reports cuda_available and fails at the first kernel (an error finding)."""
-    available = bool(torch.get("cuda_available") or torch.get("mps_available"))
-    return available and not torch_has_error(findings)
+    available = bool(torch.get("cuda_available") or torch.get("mps_available") or torch.get("xpu_available"))
+    tests_failed = any(isinstance(test, dict) and test.get("status") != "ok" for test in torch.get("gpu_tests", []))
+    return available and not tests_failed and not torch_has_error(findings)
 
 
 def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:

@@ -13,7 +13,7 @@ Also here: the two compatibility rules everything else applies,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ _DRIVER = re.compile(r"^\d{3}(\.\d{1,3}){0,2}$")
 _ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 _CUDA = re.compile(r"^\d{2}\.\d$")
+_MACOS = re.compile(r"^\d{2}\.\d$")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +184,8 @@ class Release:
     source: tuple[str, ...]
     note: str = ""
     unconfirmed: tuple[str, ...] = ()
+    macos_min: str | None = None        # the oldest macOS its Mac wheels install on
+    mps_macos_min: str | None = None    # the oldest macOS on which it uses the Apple GPU (MPS)
 
     @property
     def series(self) -> str:
@@ -220,6 +223,16 @@ class SizeFact:
 
 
 @dataclass(frozen=True)
+class LegacyCuda:
+    """A CUDA version from before minor-version compatibility: its exact driver floor."""
+
+    cuda: str
+    linux: str
+    windows: str
+    source: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TorchMatrix:
     checked: str
     newest: str
@@ -231,6 +244,8 @@ class TorchMatrix:
     cpu_source: tuple[str, ...]
     macos_intel: MacIntel
     sizes: tuple[SizeFact, ...]
+    legacy_cuda: tuple[LegacyCuda, ...] = ()
+    python_last: dict[str, str] = field(default_factory=dict)   # Python "3.8" → last torch "2.4.1"
 
     def release(self, version: str) -> Release | None:
         wanted = version_tuple(version)[:2]
@@ -243,6 +258,26 @@ class TorchMatrix:
 
     def size(self, build: str) -> SizeFact | None:
         return next((s for s in self.sizes if s.build == build), None)
+
+    def driver_floor(self, cuda_version: str | None, os_name: str) -> str | None:
+        """The oldest NVIDIA driver that runs a torch built with `cuda_version` ("12.8").
+
+        A variant in the matrix knows its own floor; CUDA 11.1 and newer otherwise share their
+        major's minor-version-compatibility floor; older CUDA needs its exact version's driver.
+        """
+        if not cuda_version:
+            return None
+        variant = self.variants.get("cu" + cuda_version.replace(".", ""))
+        if variant is not None and variant.kind == "cuda":
+            return variant.compat_floor(os_name)
+        legacy = next((c for c in self.legacy_cuda if c.cuda == cuda_version), None)
+        if legacy is not None:
+            return legacy.windows if os_name == "windows" else legacy.linux
+        major = version_tuple(cuda_version)[0]
+        same_major = [v for v in self.variants.values()
+                      if v.kind == "cuda" and v.cuda and version_tuple(v.cuda)[0] == major]
+        floors = [v.compat_floor(os_name) for v in same_major if v.compat_floor(os_name)]
+        return min(floors, key=driver_tuple) if floors else None
 
     @property
     def python_range(self) -> tuple[str, str]:
@@ -350,7 +385,7 @@ class _Reader:
     # -- tables ------------------------------------------------------------------------------
     def matrix(self, data: dict) -> TorchMatrix:
         top = self.fields("", data, {"schema", "checked", "newest", "sources", "arch_sets", "variants",
-                                     "releases", "cpu", "macos_intel", "sizes"}, set())
+                                     "releases", "cpu", "macos_intel", "sizes"}, {"legacy_cuda", "python_last"})
         if top["schema"] != SCHEMA:
             raise self.fail("", "schema", f"must be {SCHEMA!r}")
         checked = self.text("", top, "checked", _DATE, "a date like 2026-11-30")
@@ -368,7 +403,36 @@ class _Reader:
             checked=checked, newest=newest, sources=sources, arch_sets=arch_sets, variants=variants,
             releases=releases, cpu_platforms=cpu_platforms, cpu_source=self.sources("[cpu]", cpu),
             macos_intel=self.read_mac(top["macos_intel"]), sizes=self.read_sizes(top["sizes"]),
+            legacy_cuda=self.read_legacy_cuda(top.get("legacy_cuda", [])),
+            python_last=self.read_python_last(top.get("python_last", [])),
         )
+
+    def read_python_last(self, raw: Any) -> dict[str, str]:
+        if not isinstance(raw, list):
+            raise self.fail("", "python_last", "must be a list of [[python_last]] tables")
+        out = {}
+        for position, entry in enumerate(raw):
+            label = f"python_last[{position}]"
+            self.fields(label, entry, {"python", "torch", "source"}, set())
+            self.sources(label, entry)
+            out[self.text(label, entry, "python", _PY, "a Python version like 3.8")] = \
+                self.text(label, entry, "torch", _VERSION, "a version like 2.4.1")
+        return out
+
+    def read_legacy_cuda(self, raw: Any) -> tuple[LegacyCuda, ...]:
+        if not isinstance(raw, list):
+            raise self.fail("", "legacy_cuda", "must be a list of [[legacy_cuda]] tables")
+        out = []
+        for position, entry in enumerate(raw):
+            label = f"legacy_cuda[{position}]"
+            self.fields(label, entry, {"cuda", "linux", "windows", "source"}, set())
+            out.append(LegacyCuda(
+                cuda=self.text(label, entry, "cuda", re.compile(r"^\d{1,2}\.\d$"), "a CUDA version like 10.1"),
+                linux=self.text(label, entry, "linux", _DRIVER, "a driver version like 418.39"),
+                windows=self.text(label, entry, "windows", _DRIVER, "a driver version like 418.96"),
+                source=self.sources(label, entry),
+            ))
+        return tuple(out)
 
     def read_sources(self, raw: Any) -> dict[str, Source]:
         if not isinstance(raw, dict) or not raw:
@@ -455,7 +519,8 @@ class _Reader:
             version = entry.get("version") if isinstance(entry, dict) else None
             label = f'releases[{position}] "{version}"'
             self.fields(label, entry, {"version", "released", "python_min", "python_max",
-                                       "pypi_linux_default", "source", "builds"}, {"note", "unconfirmed"})
+                                       "pypi_linux_default", "source", "builds"},
+                        {"note", "unconfirmed", "macos_min", "mps_macos_min"})
             version = self.text(label, entry, "version", _VERSION, "a version like 2.13.0")
             python_min = self.text(label, entry, "python_min", _PY, "a Python version like 3.10")
             python_max = self.text(label, entry, "python_max", _PY, "a Python version like 3.14")
@@ -473,7 +538,9 @@ class _Reader:
                 python_min=python_min, python_max=python_max, pypi_linux_default=default,
                 builds=builds, source=self.sources(label, entry), note=entry.get("note", ""),
                 unconfirmed=self.unconfirmed(label, entry, {"released", "python_min", "python_max",
-                                                            "pypi_linux_default"}),
+                                                            "pypi_linux_default", "macos_min", "mps_macos_min"}),
+                macos_min=self.text(label, entry, "macos_min", _MACOS, "a macOS version like 14.0"),
+                mps_macos_min=self.text(label, entry, "mps_macos_min", _MACOS, "a macOS version like 14.0"),
             ))
         return tuple(out)
 

@@ -17,13 +17,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch check")
+    parser.add_argument("--no-gpu-test", action="store_true",
+                        help="do not run a tiny kernel on each visible GPU")
     parser.add_argument("--benchmark", action="store_true", help="also time a matrix multiply (a few seconds)")
     parser.add_argument("--no-redact", action="store_true", help="keep host name and GPU UUIDs in the output")
 
 
 def run(args: argparse.Namespace) -> int:
     from wizard.diagnose import diagnose
-    from wizard.findings import worst
+    from wizard.findings import Finding, worst
     from wizard.i18n import language_from_env
     from wizard.machine_file import MachineFileError, load_machine
     from wizard.report import redact_report
@@ -41,11 +43,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         from wizard.probe.gather import gather
 
-        machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark)
-    if not args.no_redact:
-        # One redaction for everything shown or shared: the report's.
-        machine = machine_from_dict(redact_report({"machine": to_dict(machine)})["machine"])
+        machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
+                         gpu_test=not args.no_gpu_test)
+    # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
+    # -m pip`), not the bare name redaction leaves. Then one redaction for everything shown or
+    # shared, the report's, over the machine and the findings' text alike.
     findings = diagnose(machine, lang)
+    if not args.no_redact:
+        redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
+        machine = machine_from_dict(redacted["machine"])
+        findings = [Finding(**f) for f in redacted["findings"]]
     if args.json:
         payload = valid_unicode({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
@@ -61,7 +68,9 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
     from wizard.i18n import has, t
+    from wizard.probe import explain
     from wizard.textout import mark, safe, wrap
+    from wizard.torch_lines import gpu_test_line, interpreter_line
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
@@ -93,10 +102,11 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
 
     nv = machine.nvidia
+    reason = explain.reason_of(machine)
     severity = "ok" if nv.status == "ok" else \
-        ("info" if nv.reason in _NOTHING_TO_FIX else "warning")
-    label_key = f"check.nvidia-reason.{nv.reason}"
-    label = t(label_key, lang) if nv.reason and has(label_key, lang) \
+        ("info" if reason in _NOTHING_TO_FIX else "warning")
+    label_key = f"check.nvidia-reason.{reason}"
+    label = t(label_key, lang) if reason and has(label_key, lang) \
         else t(f"check.nvidia-status.{nv.status}", lang)
     line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{label}")
     if nv.driver_version and nv.cuda_driver_version:
@@ -140,10 +150,22 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
         if torch.cuda_available is not None:
             summary += f"{t('check.comma', lang)}cuda.is_available() = {torch.cuda_available}"
         line(summary, 2)
+        if torch.interpreter:
+            line(interpreter_line(torch, lang), 4)
         for device in torch.devices:
-            line(f"- {device.name}" + (f" (sm {device.capability})" if device.capability else ""), 4)
+            capability = device.capability or ""
+            if capability and not capability.startswith("gfx"):
+                capability = t("check.cc", lang, cc=capability)
+            line(f"- {device.name}" + (f" ({capability})" if capability else ""), 4)
+        for test in torch.gpu_tests:
+            line(gpu_test_line(test, lang), 4)
         if torch.message:
             line(torch.message, 4)
+        if torch.other_pythons:
+            line(t("check.other-pythons", lang), 4)
+            for other in torch.other_pythons:
+                line(f"- {other.interpreter} ({t(f'check.source.{other.source}', lang)}"
+                     + (f", torch {other.torch_version}" if other.torch_version else "") + ")", 6)
     if machine.benchmark is not None:
         bench = machine.benchmark
         text = f"matmul {bench.matrix_size}x{bench.matrix_size} {bench.dtype}: CPU {bench.cpu_gflops:g} GFLOP/s"

@@ -247,6 +247,23 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
         else:
             text, severity = t(f"report.torch-status.{torch['status']}", lang), "warning"
         lines.append(f"  {mark(severity)} {t('report.show.torch', lang)}{sep}{text}")
+        lines += [f"      {line}" for line in _torch_detail_lines(torch, lang)]
+    return lines
+
+
+def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
+    """Which Python was checked and why, and the GPU tests: what a TA needs to answer "why"."""
+    from wizard.probe.model import GpuTest, TorchInfo
+    from wizard.torch_lines import gpu_test_line, interpreter_line
+
+    lines = []
+    if torch.get("interpreter"):
+        lines.append(interpreter_line(TorchInfo(status=torch["status"], interpreter=torch["interpreter"],
+                                                interpreter_source=torch.get("interpreter_source")), lang))
+    for test in torch.get("gpu_tests", []):
+        lines.append(gpu_test_line(GpuTest(device=test["device"], status=test["status"],
+                                           error_line=test.get("error_line"),
+                                           seconds=test.get("seconds")), lang))
     return lines
 
 
@@ -285,7 +302,7 @@ def _goal_label(goal_id: str, lang: str, knowledge: Any) -> str:
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
 _DROP_ORDER = ("errors", "torch_gpu", "vram_gb", "torch", "gpu")  # the issue asks for GPU and VRAM
-_MIN_WIDTH = {"file": 16, "gpu": 12}
+_MIN_WIDTH = {"file": 16, "gpu": 12, "torch": 13}
 _SEP = "  "
 
 

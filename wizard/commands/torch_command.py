@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--amd-gfx", metavar="GFX", action="append", default=[],
                         help="an AMD GPU's architecture, e.g. gfx1100 (repeatable)")
     parser.add_argument("--arch", metavar="ARCH", help="CPU architecture: x86_64 or aarch64/arm64")
+    parser.add_argument("--macos-version", metavar="X.Y",
+                        help="the Mac's macOS version, e.g. 13.6 (torch 2.12 and newer need macOS 14)")
     parser.add_argument("--python", metavar="PATH", help="live mode: the interpreter torch is for")
     parser.add_argument("--machine", metavar="FILE", help="use a recorded machine (a saved report) instead of probing")
     parser.add_argument("--json", action="store_true",
@@ -40,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _described(args: argparse.Namespace) -> bool:
     return any([args.os, args.driver, args.compute_capability, args.python_version, args.gpu_vendor,
-                args.arch, args.amd_gfx])
+                args.arch, args.amd_gfx, args.macos_version])
 
 
 def _bad(message: str) -> int:
@@ -65,6 +67,11 @@ def _validate(args: argparse.Namespace, lang: str) -> str | None:
         return t("torch.command.bad-driver", lang, value=args.driver)
     if args.python_version is not None and not _PYTHON.match(args.python_version.strip()):
         return t("torch.command.bad-python", lang, value=args.python_version)
+    if args.macos_version is not None and not re.fullmatch(r"1[0-9]|2[0-9]|(1[0-9]|2[0-9])\.\d{1,2}(\.\d{1,2})?",
+                                                           args.macos_version.strip()):
+        return t("torch.command.bad-macos", lang, value=args.macos_version)
+    if args.macos_version and args.os and normalize_os(args.os) != "macos":
+        return t("torch.command.macos-not-mac", lang, os=args.os)
     for value in args.amd_gfx:
         if not re.fullmatch(r"gfx[0-9a-fA-F]{3,4}", value):
             return f"{value!r} is not an AMD GPU architecture like gfx1100"
@@ -89,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
             "gpu_vendor": None if args.gpu_vendor in (None, "none") else args.gpu_vendor,
             "arch": args.arch,
         }
+        if args.macos_version:
+            facts["os"] = "macos"
+            parts = args.macos_version.strip().split(".")
+            facts["macos_version"] = f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}"
         if args.gpu_vendor == "none" and (facts["driver"] or facts["compute_capabilities"]):
             return _bad("--gpu-vendor none contradicts --driver/--compute-capability")
         source = "described"
@@ -98,10 +109,12 @@ def run(args: argparse.Namespace) -> int:
             return facts
         source = "recorded" if args.machine else "live"
 
-    # With --python the install must land in that interpreter, whatever `pip` means on PATH.
-    pip = f"{_quoted(args.python)} -m pip" if args.python and not _described(args) else "pip"
+    # The install must land in the interpreter it was chosen for, whatever `pip` means on PATH.
+    pip = facts.pop("_pip", "pip")
+    if args.amd_gfx:
+        facts["amd_gfx"] = tuple(args.amd_gfx)
     try:
-        choice = choose_torch(**facts, amd_gfx=tuple(args.amd_gfx), lang=lang, pip=pip)
+        choice = choose_torch(**facts, lang=lang, pip=pip)
     except ValueError as exc:  # the checks above should have caught it; never a traceback
         return _bad(str(exc))
 
@@ -113,13 +126,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if choice.command else 1
 
 
-def _quoted(path: str) -> str:
-    return f'"{path}"' if any(c.isspace() for c in path) else path
-
-
 def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
+    from dataclasses import replace
+
     from wizard.i18n import t
-    from wizard.install import machine_facts
+    from wizard.install import machine_facts, pip_for
 
     if args.machine:
         from wizard.machine_file import MachineFileError, load_machine
@@ -128,23 +139,28 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
             machine = load_machine(args.machine)
         except MachineFileError as exc:
             return _bad(t("torch.command.bad-machine", lang, file=args.machine, error=exc))
-        return machine_facts(machine)
+        facts = machine_facts(machine)
+        facts["_pip"] = pip_for(machine)
+        return facts
 
+    from wizard.probe.discover import discover
     from wizard.probe.gather import gather
+    from wizard.probe.model import TorchInfo
     from wizard.probe.torch_probe import static_torch_facts
 
-    # The Python version is all torch-command needs from the interpreter: no torch import.
-    python_facts = static_torch_facts(args.python) if args.python else None
-    if args.python and python_facts is not None and not python_facts.python_version:
-        return _bad(t("torch.probe.interpreter-missing", lang, interpreter=args.python,
-                      error=python_facts.detail or "?"))
+    # The command is for the Python that will use torch: `--python`, else the one discovery
+    # finds. Its version is all torch-command needs from it: no torch import.
+    chosen = discover(args.python).chosen
+    python_facts = static_torch_facts(chosen.path)
     machine = gather(lang, python=args.python, with_torch=False)
     facts = machine_facts(machine)
-    if python_facts is not None:
+    if python_facts.python_version:
         facts["python_version"] = python_facts.python_version
         # On a Mac the hardware decides (an Intel Python on Apple Silicon is the thing to fix).
         if python_facts.python_arch and machine.os != "Darwin":
             facts["arch"] = python_facts.python_arch
+    torch = TorchInfo(status="not-installed", interpreter=chosen.path, interpreter_source=chosen.source)
+    facts["_pip"] = pip_for(replace(machine, torch=torch))
     return facts
 
 
@@ -156,6 +172,8 @@ def _describe_machine(facts: dict) -> str:
         parts.append(f"Python {facts['python_version']}")
     if facts.get("driver"):
         parts.append(f"NVIDIA driver {facts['driver']}")
+    if facts.get("macos_version"):
+        parts.append(f"macOS {facts['macos_version']}")
     ccs = facts.get("compute_capabilities") or []
     if ccs:
         parts.append("compute capability " + ", ".join(ccs))

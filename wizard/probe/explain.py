@@ -53,6 +53,28 @@ def refine_reason(
     return reason
 
 
+def reason_of(machine: Machine) -> str:
+    """The cause behind NVML's status, worked out from the snapshot alone.
+
+    Probing stores a refined `reason`, but a report written by an older version, or a machine
+    file written by hand, may carry only the status; "library not found" then means four
+    different things (a Mac, a container without --gpus, a card without a driver, no card) that
+    the PCI scan, the chassis and the kernel module tell apart here, as they do at probe time.
+    """
+    nv = machine.nvidia
+    if nv.status == "ok":
+        return "ok"
+    if nv.status == "no-library" or nv.reason in (None, "no-library"):
+        scan_failed = any(p.name == "pci" and p.status == "error" for p in machine.probes)
+        return refine_reason(replace(nv, reason=None), os_name=machine.os, chassis=machine.chassis,
+                             gpus=machine.gpus,
+                             module_loaded=nv.kernel_module is not None or nv.driver_version is not None,
+                             gpu_scan_failed=scan_failed)
+    reason = nv.reason or refine_reason(nv, os_name=machine.os, chassis=machine.chassis, gpus=machine.gpus,
+                                        module_loaded=nv.kernel_module is not None)
+    return "driver-not-loaded" if reason == "no-driver" else reason
+
+
 def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
             seconds: float | None = None) -> str:
     if info.status == "ok":
@@ -72,6 +94,9 @@ def localize(machine: Machine, lang: str) -> Machine:
 
         machine = replace(machine, torch=replace(machine.torch, message=torch_message(machine.torch, lang)))
     info = machine.nvidia
+    if info.status != "ok" and info.reason is None:
+        info = replace(info, reason=reason_of(machine))  # a report from before reasons were kept
+        machine = replace(machine, nvidia=info)
     if info.status != "ok" and (info.reason in _RUNTIME_DETAIL or not has(f"nvml.{info.reason}")):
         return machine  # keep the recorded explanation: it holds details only that run knew
     text = message(info, lang, gpu_count=sum(1 for g in machine.gpus if g.source == "nvml"),
