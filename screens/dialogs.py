@@ -1,4 +1,5 @@
-"""Dialogs over a step: per-step help (F1) and "that file exists" when saving."""
+"""Dialogs over a step: per-step help (F1), "that file exists" when saving, and which Python's
+PyTorch to check."""
 
 from __future__ import annotations
 
@@ -9,12 +10,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from wizard.i18n import t
 
 from screens.step import ui
 from screens.widgets import Guide
+
+
+def ascii_borders(dialog: ModalScreen) -> None:
+    """A LANG=C terminal draws the dialog's frames in ASCII, as the steps' (wizard.tcss)."""
+    if getattr(dialog.app, "ascii_marks", False):
+        dialog.add_class("-ascii")
 
 
 def help_markdown(lang: str, step: str) -> str:
@@ -40,6 +48,7 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = ui("help.title", self.lang)
+        ascii_borders(self)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -68,7 +77,62 @@ class ExistsDialog(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = ui("save.exists_title", self.lang)
+        ascii_borders(self)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(event.button.id)
+
+
+class PythonDialog(ModalScreen[str | None]):
+    """Check another Python: one of those found with PyTorch, or a path typed in.
+
+    Paths come from the user's disk: shown as plain text, never as markup.
+    """
+
+    BINDINGS = [Binding("escape", "dismiss(None)", show=False)]
+    AUTO_FOCUS = "#python-choices"
+
+    def __init__(self, lang: str, choices: list[tuple[str, str | None]]) -> None:
+        super().__init__()
+        self.lang = lang
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Content(ui("python.dialog_text", self.lang)))
+            options = [Option(Content(path + (f"  (torch {version})" if version else "")), id=str(i))
+                       for i, (path, version) in enumerate(self.choices)]
+            yield OptionList(*options, id="python-choices")
+            yield Input(placeholder=ui("python.path_placeholder", self.lang), id="python-path")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(ui("python.check", self.lang), id="check", variant="primary", compact=True)
+                yield Button(t("guide.buttons.cancel", self.lang), id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#dialog").border_title = ui("python.dialog_title", self.lang)
+        ascii_borders(self)
+        if not self.choices:
+            self.query_one("#python-choices").display = False
+            self.query_one("#python-path").focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[int(event.option.id or 0)][0])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "cancel":
+            self.dismiss(None)
+            return
+        typed = self.query_one("#python-path", Input).value.strip()
+        if typed:
+            self.dismiss(typed)
+            return
+        choices = self.query_one("#python-choices", OptionList)
+        index = choices.highlighted
+        self.dismiss(self.choices[index][0] if index is not None and self.choices else None)

@@ -37,6 +37,8 @@ class Probes:
     nvidia: Callable[[], "NvidiaResult"]
     hardware: Callable[[], "HardwareResult"]
     torch: Callable[[], TorchResult] | None = None
+    # The torch probe again, for an interpreter the user picked (the welcome step's "Change").
+    torch_for: Callable[[str], TorchResult] | None = None
 
 
 @dataclass(frozen=True)

@@ -146,9 +146,12 @@ def torch_kind(info: "TorchInfo", live: Live) -> str:
         return "error"
     if info.status in ("not-installed", "timeout"):
         return "warning"
+    if _torch_has_error(live):
+        # Available is not usable: a build without this GPU's kernels fails at the first one,
+        # and a CPU build beside a GPU it could use is as much an error.
+        return "error"
     if info.cuda_available or info.mps_available or info.xpu_available:
-        # Available is not usable: a build without this GPU's kernels fails at the first one.
-        return "error" if _torch_has_error(live) else "ok"
+        return "ok"
     has_gpu = any(g.vendor in ("nvidia", "apple") for g in live.gpus())
     return "warning" if has_gpu else "info"
 

@@ -14,7 +14,6 @@ import argparse
 import datetime as dt
 import importlib
 import os
-import shlex
 import sys
 import threading
 import time
@@ -72,11 +71,23 @@ _NEEDS_DATA = frozenset({"budget", "goal", "result", "save"})
 class ProbeFinished(Message):
     """A probe thread has a result (`result`) or failed (`error`: why, in one line)."""
 
-    def __init__(self, name: str, result: Any = None, error: str | None = None) -> None:
+    def __init__(self, name: str, result: Any = None, error: str | None = None,
+                 generation: int = 0) -> None:
         super().__init__()
         self.name = name
         self.result = result
         self.error = error
+        self.generation = generation  # the torch probe restarts when the user picks a Python
+
+
+class PythonRejected(Message):
+    """The path the user typed is not a Python: keep the torch result there was, say why."""
+
+    def __init__(self, generation: int, previous: Any, why: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.previous = previous
+        self.why = why
 
 
 _ANSWER_FIELDS = {f.name for f in fields(Answers)}
@@ -102,19 +113,17 @@ def screen_class(step: str) -> type[StepScreen]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
-def install_chooser(python: str | None = None) -> Callable[[Any, str], Any]:
+def install_chooser() -> Callable[[Any, str], Any]:
     """wizard.install's pick of a torch build for a machine, as the advice wants it.
 
-    With --python the command installs into that interpreter (`python -m pip`), like
-    `gpu-wizard torch-command --python`.
+    The command installs into the interpreter that was checked (`PYTHON -m pip` when it is not
+    the activated environment's), like `gpu-wizard torch-command`.
     """
-    pip = f"{shlex.quote(python)} -m pip" if python else "pip"
-
     def choose(machine: Any, lang: str) -> Any:
         from wizard.install import choose_for_machine
 
         try:
-            return choose_for_machine(machine, lang, pip=pip)
+            return choose_for_machine(machine, lang)
         except ValueError:  # a machine the matrix cannot describe: advice without a command
             return None
 
@@ -166,6 +175,7 @@ class WizardApp(App[int]):
         self.saved_path: Path | None = None
         self._outcome: tuple[tuple, Outcome] | None = None
         self._live_version = 0   # bumped on every probe result; part of the outcome's cache key
+        self._torch_generation = 0  # the newest torch probe; older ones' results are dropped
         self._probes_started = False
         self._content_ready = threading.Event()
         self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
@@ -328,25 +338,68 @@ class WizardApp(App[int]):
                 threading.Thread(target=self._run_probe, args=(name, probe), daemon=True,
                                  name=f"probe-{name}").start()
 
-    def _run_probe(self, name: str, probe: Callable[[], Any]) -> None:
+    def _run_probe(self, name: str, probe: Callable[[], Any], generation: int = 0) -> None:
         try:
-            message = ProbeFinished(name, result=probe())
+            message = ProbeFinished(name, result=probe(), generation=generation)
         except Exception as exc:  # a probe bug shows as "unknown — why", never a traceback
-            message = ProbeFinished(name, error=f"{type(exc).__name__}: {exc}"[:300])
+            message = ProbeFinished(name, error=f"{type(exc).__name__}: {exc}"[:300], generation=generation)
+        self._post(message)
+
+    def _post(self, message: Message) -> None:
         try:
             self.post_message(message)
         except RuntimeError:  # the App has closed meanwhile
             pass
 
     def on_probe_finished(self, message: ProbeFinished) -> None:
+        if message.name == "torch" and message.generation != self._torch_generation:
+            return  # a probe of a Python the user has since replaced
         if message.error is not None:
             self.live = self.live.with_failure(message.name, message.error)
         else:
             self.live = self.live.with_result(message.name, message.result)
+        self._live_changed()
+
+    def _live_changed(self) -> None:
         self._live_version += 1
         for screen in self.screen_stack:
             if isinstance(screen, StepScreen):
                 screen.live_changed()
+
+    @property
+    def can_pick_python(self) -> bool:
+        """Live probing with a torch probe that can be pointed at another interpreter."""
+        return self.replay is None and self.probes is not None and self.probes.torch_for is not None
+
+    def pick_python(self, path: str) -> None:
+        """Check the PyTorch of `path` instead (the welcome step's "Change"); answers stay."""
+        if not self.can_pick_python:
+            return
+        previous = self.live.torch
+        self._torch_generation += 1
+        failed = {k: v for k, v in self.live.failed.items() if k != "torch"}
+        self.live = replace(self.live, torch=None, failed=failed)
+        self._live_changed()
+        threading.Thread(target=self._probe_picked, args=(path, self._torch_generation, previous),
+                         daemon=True, name="probe-torch-picked").start()
+
+    def _probe_picked(self, path: str, generation: int, previous: Any) -> None:
+        from wizard.probe.discover import PythonArgError, check_python_arg
+
+        try:
+            python = check_python_arg(path)
+        except PythonArgError as exc:
+            why = t(f"ui.python.rejected-{exc.key}", self.lang, path=path, detail=exc.detail or "")
+            self._post(PythonRejected(generation, previous, why))
+            return
+        self._run_probe("torch", lambda: self.probes.torch_for(python), generation)  # type: ignore[union-attr]
+
+    def on_python_rejected(self, message: PythonRejected) -> None:
+        if message.generation != self._torch_generation:
+            return
+        self.live = replace(self.live, torch=message.previous)
+        self._live_changed()
+        self.notify(message.why, severity="error", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ advice ---
 
@@ -442,7 +495,7 @@ def replay_session(replay: Any) -> Session:
 
 
 def live_probes(lang: str, python: str | None = None, report_path: Path | None = None,
-                benchmark: bool = True) -> Probes:
+                benchmark: bool = True, gpu_test: bool = True) -> Probes:
     """The real probes of this machine, each bounded in time by the probe itself."""
     def system_probe():
         from wizard.probe.gather import report_dir
@@ -463,10 +516,16 @@ def live_probes(lang: str, python: str | None = None, report_path: Path | None =
     def torch_probe():
         from wizard.probe.torch_probe import probe_torch
 
-        return probe_torch(python, benchmark=benchmark, lang=lang)
+        return probe_torch(python, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test)
+
+    def torch_for(picked: str):
+        from wizard.probe.torch_probe import probe_torch
+
+        return probe_torch(picked, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test,
+                           source="picked")
 
     return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,
-                  torch=torch_probe)
+                  torch=torch_probe, torch_for=torch_for)
 
 
 def make_app(
@@ -478,6 +537,7 @@ def make_app(
     python: str | None = None,
     redact: bool = True,
     benchmark: bool = True,
+    gpu_test: bool = True,
     now: Callable[[], dt.datetime] | None = None,
     cwd: Path | None = None,
     home: Path | None = None,
@@ -498,9 +558,9 @@ def make_app(
         live, probes = from_machine(machine), None
     else:
         live = Live()
-        probes = probes or live_probes(lang, python, report, benchmark)
+        probes = probes or live_probes(lang, python, report, benchmark, gpu_test)
     return WizardApp(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
-                     home=home, torch_chooser=torch_chooser or install_chooser(python),
+                     home=home, torch_chooser=torch_chooser or install_chooser(),
                      ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,
                      handle_signals=handle_signals, replay=replay)
 
@@ -527,6 +587,7 @@ def run_app(args: argparse.Namespace) -> int:
     lang = lang or language_from_env()
     app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
                    python=getattr(args, "python", None),
+                   gpu_test=not getattr(args, "no_gpu_test", False),
                    redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()
     from wizard.textout import safe
