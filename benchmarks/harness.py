@@ -36,9 +36,9 @@ class Timing:
         return statistics.median(self.samples)
 
 
-def time_once(argv: list[str], env: dict[str, str] | None = None) -> float:
+def time_once(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -47,16 +47,17 @@ def compare(
     runs: int = 7,
     warmup: int = 1,
     env: dict[str, str] | None = None,
+    cwd: str | None = None,
 ) -> dict[str, Timing]:
     """Run every case `runs` times, interleaved, after `warmup` untimed rounds."""
     env = dict(os.environ if env is None else env)
     for _ in range(warmup):
         for argv in cases.values():
-            time_once(argv, env)
+            time_once(argv, env, cwd)
     timings = {name: Timing(name, []) for name in cases}
     for _ in range(runs):
         for name, argv in cases.items():
-            timings[name].samples.append(time_once(argv, env))
+            timings[name].samples.append(time_once(argv, env, cwd))
     return timings
 
 

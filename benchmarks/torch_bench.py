@@ -7,14 +7,20 @@ Issue 3's targets, measured in the same run on the same machine:
   if every other probe runs while the torch child is importing;
 * at most 0.85x `python -m torch.utils.collect_env`.
 `--python` points all three at another interpreter's torch (check gets `--python` too).
+
+Discovery is included and not helped: every command runs from an empty scratch folder with no
+activated environment, so check asks the pythons on PATH (and conda, when it is there) before it
+settles on the interpreter that has torch — the slow path a user without a project venv gets.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
+import tempfile
 
 from benchmarks.harness import Figure, compare, print_table
 
@@ -46,7 +52,9 @@ def measure(runs: int = 7, python: str = sys.executable) -> list[Figure]:
         COLLECT_ENV: [python, "-m", "torch.utils.collect_env"],
         CHECK: check,
     }
-    timings = compare(cases, runs=runs)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    with tempfile.TemporaryDirectory(prefix="gpu-wizard-bench-") as scratch:
+        timings = compare(cases, runs=runs, env=env, cwd=scratch)
     print_table(timings, FLOOR)
     print()
     check_s = timings[CHECK].median
