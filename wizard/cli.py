@@ -17,6 +17,7 @@ from wizard.content import DAMAGED, ContentError
 COMMANDS = {
     "check": "wizard.commands.check",
     "torch-command": "wizard.commands.torch_command",
+    "install-torch": "wizard.commands.install_torch",
     "report": "wizard.commands.report_cmd",
 }
 

@@ -107,6 +107,7 @@ def choose_torch(
     *,
     amd_gfx: Sequence[str] = (),
     macos_version: str | None = None,
+    companions: Sequence[str] = (),
     lang: str = "en",
     pip: str = "pip",
     matrix: TorchMatrix | None = None,
@@ -134,7 +135,7 @@ def choose_torch(
     py = ".".join(str(p) for p in version_tuple(python_version)[:2]) if python_version else None
     vendor = gpu_vendor or ("nvidia" if (ccs or driver) else None)
     ctx = _Context(matrix, os_name, normalize_arch(arch, os_name), driver, ccs, py, lang, pip,
-                   macos_version)
+                   macos_version, tuple(companions))
 
     if os_name == "macos":
         return ctx.mac()
@@ -221,6 +222,8 @@ def machine_facts(machine: "Machine") -> dict:
         facts["amd_gfx"] = tuple(dict.fromkeys(g for g in gfx if g))
     if machine.os == "Darwin":
         facts["macos_version"] = macos_version_of(machine.os_version)
+    if torch is not None and torch.companions:
+        facts["companions"] = tuple(torch.companions)
     return facts
 
 
@@ -248,7 +251,7 @@ def shell_quote(path: str, os_name: str | None = None) -> str:
     import shlex
 
     if (os_name or "") == "Windows":
-        return f'"{path}"' if re.search(r"[\s&()^%!]", path) else path
+        return f'"{path}"' if re.search(r"[\s&()^%!<>|]", path) else path
     return shlex.quote(path)
 
 
@@ -280,6 +283,7 @@ class _Context:
     lang: str
     pip: str
     macos: str | None = None
+    companions: tuple[str, ...] = ()
 
     @property
     def platform(self) -> str:
@@ -287,6 +291,17 @@ class _Context:
 
     def text(self, key: str, **values: object) -> str:
         return t(f"torch.choice.{key}", self.lang, **values)
+
+    def pip_cmd(self, version: str, index_url: str | None, extra: str = "") -> str:
+        """pip's line, with torchvision/torchaudio when the environment has them: from the same
+        index, pip picks the ones built for this torch (an old torchvision beside a new torch
+        breaks the environment)."""
+        return pip_command(version, index_url, self.pip, " ".join(filter(None, (*self.companions, extra))))
+
+    def uv_cmd(self, version: str, backend: str | None, extra: str = "") -> str:
+        command = uv_command(version, backend)
+        parts = " ".join(filter(None, (*self.companions, extra)))
+        return command.replace(f"torch=={version}", f"torch=={version} {parts}", 1) if parts else command
 
     def python_ok(self) -> tuple[Release, ...]:
         return tuple(r for r in self.matrix.choosable if self.py is None or r.supports_python(self.py))
@@ -321,10 +336,10 @@ class _Context:
         self._python_note(release, notes)
         url = self.matrix.variants["cpu"].index_url
         return TorchChoice(
-            command=pip_command(release.version, url, self.pip),
+            command=self.pip_cmd(release.version, url),
             index_url=url, variant="cpu", torch_version=release.version,
             reason=self.text(reason_key, version=release.version, **values),
-            warnings=tuple(notes.texts), uv_command=uv_command(release.version, "cpu"),
+            warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, "cpu"),
             warning_ids=tuple(notes.ids),
         )
 
@@ -351,10 +366,10 @@ class _Context:
                     low=mac.python_min, high=mac.python_max), notes)
             notes.add("mac-intel", version=mac.last_version)
             return TorchChoice(
-                command=pip_command(mac.last_version, None, self.pip, extra='"numpy<2"'),
+                command=self.pip_cmd(mac.last_version, None, '"numpy<2"'),
                 index_url=None, variant="cpu", torch_version=mac.last_version,
                 reason=self.text("mac-intel", version=mac.last_version),
-                warnings=tuple(notes.texts), uv_command=uv_command(mac.last_version, None) + ' "numpy<2"',
+                warnings=tuple(notes.texts), uv_command=self.uv_cmd(mac.last_version, None, '"numpy<2"'),
                 warning_ids=tuple(notes.ids),
             )
         releases = self.python_ok()
@@ -374,10 +389,10 @@ class _Context:
         self._python_note(release, notes)
         variant, reason = ("mps", "mac-mps") if with_mps else ("cpu", "mac-no-mps")
         return TorchChoice(
-            command=pip_command(release.version, None, self.pip), index_url=None, variant=variant,
+            command=self.pip_cmd(release.version, None), index_url=None, variant=variant,
             torch_version=release.version, reason=self.text(reason, version=release.version,
                                                             macos=self.macos or "?"),
-            warnings=tuple(notes.texts), uv_command=uv_command(release.version, None),
+            warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, None),
             warning_ids=tuple(notes.ids),
         )
 
@@ -397,9 +412,9 @@ class _Context:
             notes.add("xpu-driver")
             url = build.variant.index_url
             return TorchChoice(
-                command=pip_command(release.version, url, self.pip), index_url=url, variant="xpu",
+                command=self.pip_cmd(release.version, url), index_url=url, variant="xpu",
                 torch_version=release.version, reason=self.text("xpu", version=release.version),
-                warnings=tuple(notes.texts), uv_command=uv_command(release.version, "xpu"),
+                warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, "xpu"),
                 warning_ids=tuple(notes.ids),
             )
         notes.add("no-xpu-here", platform=self.platform)
@@ -433,11 +448,11 @@ class _Context:
                 notes.add("rocm-setup")
                 url = build.variant.index_url
                 return TorchChoice(
-                    command=pip_command(release.version, url, self.pip), index_url=url,
+                    command=self.pip_cmd(release.version, url), index_url=url,
                     variant=build.variant.name, torch_version=release.version,
                     reason=self.text("rocm", version=release.version, variant=build.variant.name,
                                      gfx=", ".join(gfx) or "?"),
-                    warnings=tuple(notes.texts), uv_command=uv_command(release.version, build.variant.name),
+                    warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, build.variant.name),
                     warning_ids=tuple(notes.ids),
                 )
         fallback = self.cpu(_Notes(self.lang), "cpu-no-gpu")
@@ -505,12 +520,12 @@ class _Context:
         url = variant.index_url
         reason_key = "cuda" if self.ccs else "cuda-arch-unknown"
         return TorchChoice(
-            command=pip_command(release.version, url, self.pip), index_url=url, variant=variant.name,
+            command=self.pip_cmd(release.version, url), index_url=url, variant=variant.name,
             torch_version=release.version,
             reason=self.text(reason_key, version=release.version, variant=variant.name,
                              gpus=self.gpus_text(), driver=self.driver or "?",
                              floor=variant.compat_floor(self.os) or "?"),
-            warnings=tuple(notes.texts), uv_command=uv_command(release.version, variant.name),
+            warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, variant.name),
             warning_ids=tuple(notes.ids),
         )
 
@@ -521,7 +536,7 @@ class _Context:
                 if arch_support(build.arch_list, (6, 1)) and self._driver_ok(build):
                     if candidate.version == release.version and build.variant.name == release.pypi_linux_default:
                         return None  # the choice already covers old GPUs
-                    return pip_command(candidate.version, build.variant.index_url, self.pip)
+                    return self.pip_cmd(candidate.version, build.variant.index_url)
         return None
 
     def _explain_older(self, release: Release, build: Build, newest: Release, notes: _Notes) -> None:

@@ -8,9 +8,9 @@ from wizard.probe.model import GpuTest, TorchInfo
 from wizard.textout import mark
 
 
-def interpreter_line(torch: TorchInfo, lang: str) -> str:
-    """ "Python checked: /path/python (the activated virtualenv)"."""
-    line = t("check.interpreter", lang, path=torch.interpreter)
+def interpreter_line(torch: TorchInfo, lang: str, key: str = "check.interpreter") -> str:
+    """ "Python checked: /path/python (the activated virtualenv)" (`key`: another lead-in)."""
+    line = t(key, lang, path=torch.interpreter)
     if not torch.interpreter_source:
         return line
     return t("check.interpreter-why", lang, line=line, source=t(f"check.source.{torch.interpreter_source}", lang))

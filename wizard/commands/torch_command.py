@@ -127,8 +127,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
-    from dataclasses import replace
-
     from wizard.i18n import t
     from wizard.install import machine_facts, pip_for
 
@@ -143,17 +141,32 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
         facts["_pip"] = pip_for(machine)
         return facts
 
+    return live_facts(args.python, lang, for_install=True)[0]
+
+
+def live_facts(python: str | None, lang: str, for_install: bool = False):
+    """(choose_torch's facts, the machine, the chosen interpreter, its static torch facts) for
+    this computer and the Python that will use torch: `python`, else the one discovery finds.
+
+    Its version is all the choice needs from that Python: no torch import. The facts carry
+    `_pip`, how the command must call pip to install into it. `for_install`: the Python to install
+    into (wizard.probe.discover.Discovery.install_target), which is never gpu-wizard's own while
+    an environment of the user's runs."""
+    from dataclasses import replace
+
+    from wizard.install import machine_facts, pip_for
     from wizard.probe.discover import discover
     from wizard.probe.gather import gather
     from wizard.probe.model import TorchInfo
     from wizard.probe.torch_probe import static_torch_facts
 
-    # The command is for the Python that will use torch: `--python`, else the one discovery
-    # finds. Its version is all torch-command needs from it: no torch import.
-    chosen = discover(args.python).chosen
+    found = discover(python)
+    chosen = found.install_target() if for_install else found.chosen
     python_facts = static_torch_facts(chosen.path)
-    machine = gather(lang, python=args.python, with_torch=False)
+    machine = gather(lang, python=python, with_torch=False)
     facts = machine_facts(machine)
+    if python_facts.companions:
+        facts["companions"] = python_facts.companions
     if python_facts.python_version:
         facts["python_version"] = python_facts.python_version
         # On a Mac the hardware decides (an Intel Python on Apple Silicon is the thing to fix).
@@ -161,7 +174,7 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
             facts["arch"] = python_facts.python_arch
     torch = TorchInfo(status="not-installed", interpreter=chosen.path, interpreter_source=chosen.source)
     facts["_pip"] = pip_for(replace(machine, torch=torch))
-    return facts
+    return facts, machine, chosen, python_facts
 
 
 def _describe_machine(facts: dict) -> str:

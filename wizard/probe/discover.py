@@ -82,6 +82,20 @@ class Discovery:
             out.append(answer)
         return out
 
+    def install_target(self, timeout: float = QUERY_TIMEOUT) -> Candidate:
+        """Where PyTorch should be installed: the Python that was checked, unless that is
+        gpu-wizard's own (no environment of the user's had torch); then the user's first
+        environment that runs (the activated one, the project's .venv, …), in the same order."""
+        if self.chosen.source != "own":
+            return self.chosen
+        for candidate in self.order:
+            if candidate.source == "own":
+                continue
+            answer = self._answer(candidate.path, timeout)
+            if answer is not None and answer.works:
+                return candidate
+        return self.chosen
+
     def _answer(self, path: str, timeout: float) -> Answer | None:
         future = self.answers.get(_norm(path))
         if future is None:

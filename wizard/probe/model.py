@@ -131,6 +131,8 @@ class TorchInfo:
     gpu_tests: tuple[GpuTest, ...] = ()
     # "CUDA_VISIBLE_DEVICES=-1" and the like, as the checked interpreter saw them: they hide GPUs.
     visible_devices_env: tuple[str, ...] = ()
+    # torchvision / torchaudio installed beside torch: an install command must keep them in step.
+    companions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

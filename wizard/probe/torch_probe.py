@@ -39,6 +39,8 @@ PATH_QUERY_TIMEOUT = 5.0
 # Discovery waits at most for one interpreter's answer plus a conda listing (wizard.probe.discover).
 DISCOVERY_BOUND = 15.0
 MB = 1_000_000  # what pip shows; the data in content/torch_matrix.toml uses the same
+# Packages built against one exact torch release: installed from the same index, in step with it.
+COMPANIONS = ("torchvision", "torchaudio")
 
 # Packages that are torch's GPU runtime rather than Python helpers: CUDA (nvidia-*, cuda-*),
 # triton, and the oneAPI pieces of XPU builds. Only these are followed from torch's
@@ -76,6 +78,8 @@ class StaticFacts:
     libraries: tuple[tuple[str, float], ...] = ()   # (package, MB), largest first
     detail: str | None = None            # why the interpreter could not be asked
     prefix: str | None = None            # sys.prefix: the environment's folder
+    # torchvision / torchaudio installed beside torch: a new torch must bring matching ones.
+    companions: tuple[str, ...] = ()
 
     @property
     def libraries_size_mb(self) -> float | None:
@@ -290,6 +294,7 @@ def facts_from_path(path_entries: list[str], python_version: str | None,
         location=torch_dir if os.path.isdir(torch_dir) else None,
         torch_size_mb=round(torch_bytes / MB, 1) if torch_bytes is not None else None,
         libraries=tuple(libraries),
+        companions=tuple(name for name in COMPANIONS if name in dists),
     )
 
 
@@ -620,6 +625,7 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
         error_line=error_line,
         torch_warnings=tuple(str(w) for w in data.get("warnings", []))[:8],
         libraries=tuple(name for name, _ in static.libraries) if has_sizes else (),
+        companions=static.companions if static.installed else (),
         library_sizes_mb=tuple(size for _, size in static.libraries) if has_sizes else (),
         gpu_tests=_gpu_tests(data.get("gpu_tests")) if live else (),
         visible_devices_env=tuple(f"{k}={v}" for k, v in sorted((data.get("visible_devices") or {}).items())

@@ -1,0 +1,169 @@
+"""`gpu-wizard install-torch`: install the build `torch-command` chooses, into the Python that
+will use it, after confirmation; then check that it works, GPU test included.
+
+Exit 0: installed and verified (or a --dry-run). 1: nothing fits, pip failed, or the new torch
+does not work yet (what still fails is said). 2: bad arguments, no confirmation, or no terminal to
+ask and no --yes. Nothing is changed before the confirmation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "install the PyTorch build that fits this machine into your Python, then check it works"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--python", metavar="PATH", help="the interpreter to install into (default: found as check finds it)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--index-url", metavar="URL",
+                       help="a mirror of PyTorch's wheel index instead of download.pytorch.org/whl")
+    where.add_argument("--mirror", metavar="NAME",
+                       help="a named mirror of PyTorch's wheel index, e.g. sjtu (an unknown name lists them)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would run; change nothing")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--no-gpu-test", action="store_true", help="verify without the tiny GPU computation")
+    parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from wizard.commands.torch_command import live_facts
+    from wizard.diagnose import diagnose
+    from wizard.i18n import language_from_env, t
+    from wizard.install import choose_torch
+    from wizard.torch_installer import (PlanError, find_uv, interpreter_is_own, load_mirrors, make_plan,
+                                        run_install, verdict)
+
+    lang = args.lang or language_from_env()
+    say = _Say(lang)
+
+    mirror = None
+    if args.mirror:
+        mirrors = load_mirrors()  # damaged: wizard.cli names the file
+        mirror = mirrors.get(args.mirror.strip().lower())
+        if mirror is None:
+            return say.bad("mirror-unknown", name=args.mirror, names=", ".join(mirrors))
+    if args.index_url and not args.index_url.startswith(("https://", "http://", "file:")):
+        return say.bad("bad-index-url", url=args.index_url)
+
+    facts, machine, chosen, static = live_facts(args.python, lang, for_install=True)
+    facts.pop("_pip", None)  # the plan runs the interpreter's own pip, by path
+    choice = choose_torch(**facts, lang=lang)
+    try:
+        plan = make_plan(chosen.path, chosen.source, choice, torch_before=static.version if static.installed else None,
+                         companions=static.companions, prefix=static.prefix, index_url=args.index_url,
+                         mirror=mirror, uv=find_uv())
+    except PlanError as exc:
+        if exc.key == "nothing-fits":
+            say.line(t("torch.install.nothing-fits", lang, reason=choice.reason))
+            return 1
+        return say.bad(exc.key, **exc.values)
+
+    say.plan(plan, own=interpreter_is_own(plan.python), mirror=mirror)
+    if args.dry_run:
+        say.line(t("torch.install.dry-run", lang))
+        return 0
+    if not args.yes:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return say.bad("no-terminal")
+        if not say.confirm():
+            say.line(t("torch.install.declined", lang))
+            return 2
+
+    try:
+        status = run_install(plan)
+    except KeyboardInterrupt:
+        say.err(t("torch.install.interrupted", lang, command=plan.shown))
+        raise
+    if status != 0:
+        say.line(t("torch.install.pip-failed", lang, tool=plan.via, code=status))
+        return 1
+
+    say.line(t("torch.install.verifying", lang))
+    from wizard.probe.torch_probe import probe_torch
+
+    info, _, _ = probe_torch(plan.python, timeout=90, lang=lang, gpu_test=not args.no_gpu_test,
+                             source=plan.source)
+    after = replace(machine, torch=info)
+    errors = [f for f in diagnose(after, lang) if f.severity == "error"]
+    result = verdict(plan, info, errors)
+    if result == "gpu-ok":
+        devices = ", ".join(f"{test.device} ({test.name})" if test.name else test.device for test in info.gpu_tests)
+        say.line(t("torch.install.verified-gpu", lang, version=info.version, build=info.build, devices=devices))
+        return 0
+    if result == "cpu-ok":
+        say.line(t("torch.install.verified-cpu", lang, version=info.version))
+        return 0
+    say.line(t("torch.install.still-failing", lang, version=info.version or t("torch.findings.version-unknown", lang),
+               build=info.build or "", wanted=plan.choice.variant))
+    for finding in errors:
+        say.line(f"- {finding.title}: {finding.fix}" if finding.fix else f"- {finding.title}", 2)
+    if not errors and info.message:
+        say.line(f"- {info.message}", 2)
+    return 1
+
+
+class _Say:
+    """Everything install-torch prints: translated, made safe for this terminal."""
+
+    def __init__(self, lang: str):
+        import shutil
+
+        self.lang = lang
+        self.width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
+
+    def line(self, text: str = "", indent: int = 0) -> None:
+        from wizard.textout import safe, wrap
+
+        lines = wrap(text, self.width, indent, 2) if text else [""]
+        print(safe("\n".join(lines)), flush=True)
+
+    def err(self, text: str) -> None:
+        from wizard.textout import safe
+
+        print(safe(text, sys.stderr), file=sys.stderr, flush=True)
+
+    def bad(self, key: str, **values) -> int:
+        from wizard.i18n import t
+
+        self.err(t(f"torch.install.{key}", self.lang, **values))
+        return 2
+
+    def plan(self, plan, own: bool, mirror) -> None:
+        from wizard.i18n import t
+        from wizard.torch_lines import interpreter_line
+        from wizard.probe.model import TorchInfo
+
+        self.line(t("torch.install.heading", self.lang))
+        into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
+        self.line(interpreter_line(into, self.lang, key="torch.install.into"), 2)
+        self.line(t("torch.install.now", self.lang, version=plan.torch_before) if plan.torch_before
+                  else t("torch.install.now-none", self.lang), 2)
+        if own:
+            self.line(t("torch.install.own-python", self.lang), 2)
+        self.line(t("torch.install.choice", self.lang, reason=plan.choice.reason), 2)
+        if plan.companions:
+            self.line(t("torch.install.companions", self.lang, names=" ".join(plan.companions)), 2)
+        if mirror is not None:
+            title = mirror.title_zh if self.lang == "zh" else mirror.title
+            self.line(t("torch.install.mirror", self.lang, title=title), 2)
+        if plan.download_mb:
+            self.line(t("torch.install.download", self.lang, mb=f"{plan.download_mb:,.0f}"), 2)
+        self.line()
+        self.line(t("torch.install.command", self.lang))
+        from wizard.textout import safe
+
+        print(safe("    " + plan.shown), flush=True)  # never wrapped: it must stay copy-pasteable
+        self.line()
+
+    def confirm(self) -> bool:
+        from wizard.i18n import t
+
+        try:
+            answer = input(t("torch.install.confirm", self.lang))
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes", "是", "好")

@@ -1,0 +1,234 @@
+"""Install the PyTorch build that fits into the Python that will use it, then prove it works.
+
+Every tool stops at printing a command; beginners then paste it into the wrong environment or lose
+half of it to a line wrap. Here the plan names the interpreter (the one discovery found, or the one
+given), runs that interpreter's own pip (uv's `--torch-backend` when uv manages the environment),
+keeps torchvision/torchaudio in step, and afterwards probes the interpreter again, GPU test
+included. Mirrors of PyTorch's wheel index (content/torch_mirrors.toml) replace download.pytorch.org
+where it is slow. Nothing runs through a shell; nothing runs with sudo.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from wizard.content import ContentError, content_dir, read_toml
+from wizard.install import TorchChoice
+from wizard.knowledge import KnowledgeError
+from wizard.torch_matrix import INDEX_BASE, load_matrix
+
+MIRRORS_FILE = "torch_mirrors.toml"
+MIRROR_KINDS = ("index", "find-links")
+
+
+@dataclass(frozen=True)
+class Mirror:
+    name: str
+    title: str
+    title_zh: str
+    kind: str                   # "index": replaces --index-url; "find-links": a flat folder (-f)
+    url: str                    # with {variant}
+    variants: tuple[str, ...]
+    note: str = ""
+
+    def url_for(self, variant: str) -> str:
+        return self.url.replace("{variant}", variant)
+
+
+@cache
+def load_mirrors() -> dict[str, Mirror]:
+    """The named mirrors; KnowledgeError names the file, entry and field of a damaged one."""
+    try:
+        data = read_toml(content_dir() / MIRRORS_FILE, MIRRORS_FILE)
+    except ContentError as exc:
+        raise KnowledgeError(MIRRORS_FILE, "", "", exc.reason) from None
+    if data.get("schema") != "gpu-wizard/torch-mirrors/1":
+        raise KnowledgeError(MIRRORS_FILE, "", "schema", "must be 'gpu-wizard/torch-mirrors/1'")
+    sources = data.get("sources") or {}
+    mirrors = {}
+    for position, raw in enumerate(data.get("mirror") or []):
+        entry = f"mirror[{position}]"
+        if not isinstance(raw, dict):
+            raise KnowledgeError(MIRRORS_FILE, entry, "", "must be a table")
+        for key in ("name", "title", "title_zh", "kind", "url"):
+            if not isinstance(raw.get(key), str) or not raw[key]:
+                raise KnowledgeError(MIRRORS_FILE, entry, key, "must be text")
+        if raw["kind"] not in MIRROR_KINDS:
+            raise KnowledgeError(MIRRORS_FILE, entry, "kind", f"must be one of {', '.join(MIRROR_KINDS)}")
+        if not raw["url"].startswith("https://") or "{variant}" not in raw["url"]:
+            raise KnowledgeError(MIRRORS_FILE, entry, "url", "must be an https:// address with {variant}")
+        variants = raw.get("variants")
+        if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
+            raise KnowledgeError(MIRRORS_FILE, entry, "variants", "must be a list of variants like cu126")
+        for sid in raw.get("source") or []:
+            if sid not in sources:
+                raise KnowledgeError(MIRRORS_FILE, entry, "source", f"{sid!r} is not defined in [sources]")
+        mirrors[raw["name"]] = Mirror(raw["name"], raw["title"], raw["title_zh"], raw["kind"], raw["url"],
+                                      tuple(variants), str(raw.get("note", "")))
+    return mirrors
+
+
+# ----------------------------------------------------------------------------------- plan ---
+
+@dataclass(frozen=True)
+class Plan:
+    """What will run, for which interpreter, and what it brings."""
+
+    python: str
+    source: str                     # how the interpreter was found (INTERPRETER_SOURCES)
+    torch_before: str | None        # the torch installed now, if any
+    choice: TorchChoice
+    argv: tuple[str, ...]
+    companions: tuple[str, ...]
+    download_mb: float | None
+    via: str                        # "pip" | "uv"
+
+    @property
+    def shown(self) -> str:
+        """The command as the user could type it (quoted where the shell needs it)."""
+        from wizard.install import shell_quote
+
+        return " ".join(shell_quote(part, "Windows" if os.name == "nt" else None) for part in self.argv)
+
+
+class PlanError(ValueError):
+    """The plan cannot be made from these arguments (exit 2); `key` names the sentence."""
+
+    def __init__(self, key: str, **values: Any):
+        self.key = key
+        self.values = values
+        super().__init__(key)
+
+
+def variant_index(variant: str, index_url: str | None) -> str:
+    """`--index-url`: a base like https://mirror/whl (the variant is added) or a whole index."""
+    if index_url is None:
+        return INDEX_BASE + variant
+    base = index_url.rstrip("/")
+    if "{variant}" in base:
+        return base.replace("{variant}", variant)
+    last = base.rsplit("/", 1)[-1]
+    if re.fullmatch(r"cpu|cu\d{3}|rocm\d+(\.\d+)*|xpu", last):
+        return base  # already one variant's index: used as given
+    return f"{base}/{variant}"
+
+
+def uv_manages(prefix: str | None) -> bool:
+    """A virtualenv made by uv records itself in pyvenv.cfg ("uv = 0.9.5")."""
+    if not prefix:
+        return False
+    try:
+        text = (Path(prefix) / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.split("=")[0].strip() == "uv" for line in text.splitlines())
+
+
+def make_plan(python: str, source: str, choice: TorchChoice, *, torch_before: str | None = None,
+              companions: tuple[str, ...] = (), prefix: str | None = None, index_url: str | None = None,
+              mirror: Mirror | None = None, uv: str | None = None) -> Plan:
+    """The command for `choice` in `python`; PlanError when the arguments cannot give one."""
+    if not choice.command or not choice.torch_version or not choice.variant:
+        raise PlanError("nothing-fits", reason=choice.reason)
+    version, variant = choice.torch_version, choice.variant
+    packages = [f"torch=={version}", *companions]
+    extras = ['numpy<2'] if '"numpy<2"' in choice.command else []
+    on_pypi = choice.index_url is None  # Macs: PyPI's own wheels, no PyTorch index
+    if mirror is not None and not on_pypi:
+        if variant not in mirror.variants:
+            raise PlanError("mirror-lacks-variant", mirror=mirror.name, variant=variant,
+                            variants=", ".join(mirror.variants))
+        if mirror.kind == "find-links":
+            if companions:
+                raise PlanError("mirror-find-links-companions", mirror=mirror.name,
+                                companions=" ".join(companions))
+            # A flat folder beside PyPI: only the local version tag keeps pip off PyPI's default build.
+            packages = [f"torch=={version}+{variant}"]
+            index_args = ["-f", mirror.url_for(variant)]
+        else:
+            index_args = ["--index-url", mirror.url_for(variant)]
+    elif on_pypi:
+        index_args = []
+    else:
+        index_args = ["--index-url", variant_index(variant, index_url)]
+    use_uv = bool(uv) and mirror is None and index_url is None and uv_manages(prefix)
+    if use_uv:
+        backend = [] if on_pypi else [f"--torch-backend={variant}"]
+        argv = (uv, "pip", "install", "--python", python, *packages, *extras, *backend)
+    else:
+        argv = (python, "-m", "pip", "install", *packages, *extras, *index_args)
+    return Plan(python, source, torch_before, choice, argv, companions, download_size(variant),
+                "uv" if use_uv else "pip")
+
+
+def download_size(variant: str) -> float | None:
+    """MB to download, where it was measured (the CPU and CUDA builds)."""
+    kind = "cpu" if variant == "cpu" else "cuda" if variant.startswith("cu") else None
+    if kind is None:
+        return None
+    try:
+        fact = load_matrix().size(kind)
+    except ContentError:
+        return None
+    return fact.download_mb if fact else None
+
+
+def find_uv() -> str | None:
+    return shutil.which("uv")
+
+
+# ------------------------------------------------------------------------------------ run ---
+
+def run_install(plan: Plan, *, wait_after_interrupt: float = 10.0) -> int:
+    """Run the plan's command, its output straight to the terminal; its exit status.
+
+    Same process group as gpu-wizard: a Ctrl+C in the terminal reaches pip too, which then stops
+    in its own way. KeyboardInterrupt is re-raised once pip has ended (or been killed)."""
+    proc = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL)
+    try:
+        return proc.wait()
+    except BaseException:
+        try:
+            proc.wait(timeout=wait_after_interrupt)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+        raise
+
+
+EXPECTED_BUILD = {"cpu": "cpu", "mps": "mps", "xpu": "xpu"}
+
+
+def expected_build(variant: str) -> str:
+    if variant.startswith("cu"):
+        return "cuda"
+    if variant.startswith("rocm"):
+        return "rocm"
+    return EXPECTED_BUILD.get(variant, variant)
+
+
+def verdict(plan: Plan, torch: Any, errors: list[Any]) -> str:
+    """ "gpu-ok" | "cpu-ok" | "failed": what the probe after the install says."""
+    if torch.status != "ok" or errors:
+        return "failed"
+    wanted = expected_build(plan.choice.variant or "")
+    if torch.build != wanted:
+        return "failed"
+    if wanted == "cpu":
+        return "cpu-ok"
+    tests = torch.gpu_tests
+    if tests and all(test.status == "ok" for test in tests):
+        return "gpu-ok"
+    return "failed"
+
+
+def interpreter_is_own(python: str) -> bool:
+    return os.path.normcase(os.path.abspath(python)) == os.path.normcase(os.path.abspath(sys.executable))
