@@ -4,6 +4,7 @@ PyTorch to check."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -55,7 +56,7 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ExistsDialog(ModalScreen[str | None]):
+class ExistsDialog(ModalScreen[Optional[str]]):
     """A report of that name exists: save under the next free name, or pick another."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", show=False)]
@@ -84,7 +85,7 @@ class ExistsDialog(ModalScreen[str | None]):
         self.dismiss(event.button.id)
 
 
-class PythonDialog(ModalScreen[str | None]):
+class PythonDialog(ModalScreen[Optional[str]]):
     """Check another Python: one of those found with PyTorch, or a path typed in.
 
     Paths come from the user's disk: shown as plain text, never as markup.

@@ -8,7 +8,10 @@ needs the file.
 
 from __future__ import annotations
 
-import tomllib
+try:
+    import tomllib  # novermin (3.9 and 3.10 get tomli below)
+except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
+    import tomli as tomllib  # type: ignore[no-redef]
 from functools import cache
 from pathlib import Path
 from typing import Any

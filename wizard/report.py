@@ -16,7 +16,10 @@ import platform
 import re
 import stat
 import tempfile
-import tomllib
+try:
+    import tomllib  # novermin (3.9 and 3.10 get tomli below)
+except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
+    import tomli as tomllib  # type: ignore[no-redef]
 from pathlib import Path
 from typing import Any, Iterable
 

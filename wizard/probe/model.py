@@ -253,7 +253,19 @@ def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
 def _type_hints(cls: type) -> dict[str, Any]:
     # Resolving the string annotations compiles each one: once per class, not once per table
     # read (summarizing a class of 200 reports spent most of its time here).
-    return typing.get_type_hints(cls)
+    return {f.name: _resolve(f.type) if isinstance(f.type, str) else f.type for f in dataclasses.fields(cls)}
+
+
+def _resolve(annotation: str) -> Any:
+    """ "int | None" → Optional[int], evaluated in this module.
+
+    `typing.get_type_hints` evaluates "X | None" with the `|` operator, which types only have
+    from Python 3.10 on; lab servers run 3.9. Each side of a top-level `|` is evaluated alone."""
+    parts = [part.strip() for part in annotation.split("|")]
+    if any(part.count("[") != part.count("]") for part in parts):
+        parts = [annotation]  # a `|` inside brackets: not ours to split
+    resolved = tuple(eval(part, globals()) for part in parts)  # our own annotations, never input
+    return resolved[0] if len(resolved) == 1 else Union[resolved]
 
 
 # Sizes, counts and speeds: a negative one is a hand-edited (or broken) file.
@@ -265,8 +277,12 @@ def _allows_none(tp: Any) -> bool:
     return _is_union(tp) and type(None) in typing.get_args(tp)
 
 
+# `int | None` made at run time is types.UnionType from Python 3.10 on; before, only Union exists.
+_UNIONS = (Union, getattr(types, "UnionType", Union))
+
+
 def _is_union(tp: Any) -> bool:
-    return typing.get_origin(tp) in (Union, types.UnionType)
+    return typing.get_origin(tp) in _UNIONS
 
 
 def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
