@@ -39,7 +39,7 @@ class ResultScreen(StepScreen):
     PAGES = ()
     NEXT_LABEL = "ui.result.to_save"
     KEYS = (BASE_KEYS[0], ("ctrl+n", "next", "keys.to_save", True),
-            ("c", "copy_command", "keys.copy", True)) + BASE_KEYS[2:]
+            ("c", "copy_command", "keys.copy", True), ("i", "install_torch", "keys.install", True)) + BASE_KEYS[2:]
     # The page scrolls from the verdict down; focusing a button would scroll past it.
     AUTO_FOCUS = "#body"
 
@@ -171,6 +171,8 @@ class ResultScreen(StepScreen):
             # and the whole command is one piece of text to copy, not a document to edit.
             out.append(Static(Text(rec.torch_command), id="torch-command"))
             out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
+            if self.wizard.can_pick_python:
+                out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
         else:
             out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
         return out
@@ -184,6 +186,22 @@ class ResultScreen(StepScreen):
         return [Static(self.text(ui("result.measured", self.lang)), classes="section"), marks]
 
     # ------------------------------------------------------------------ actions ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "install_torch":
+            # Live only: a replay's machine is a student's, not this one.
+            return self.wizard.can_pick_python and self.wizard.outcome() is not None
+        return super().check_action(action, parameters)
+
+    def action_install_torch(self) -> None:
+        plan = self.wizard.install_plan()
+        if plan is None:
+            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning")
+            return
+        from screens.install import InstallScreen
+
+        outcome = self.wizard.outcome()
+        self.app.push_screen(InstallScreen(self.lang, plan, outcome.machine), self.wizard.installed)
 
     def action_copy_command(self) -> None:
         outcome = self.wizard.outcome()

@@ -121,3 +121,69 @@ async def test_no_picking_in_a_replay(tmp_path):
         await pilot.press("p")
         await pilot.pause()
         assert getattr(app.screen, "STEP", None) == "welcome"   # no dialog: it is the student's Python
+
+
+# ----------------------------------------------------- "Install it for me" on the recommendation ---
+
+async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_check(tmp_path, monkeypatch):
+    from textual.widgets import Log
+
+    from tests.test_app_flow import save, walk
+    from wizard.probe.model import GpuTest
+    from wizard import torch_installer
+
+    fake = PickableProbes()
+    fake.release.set()
+    ran = []
+
+    def fake_stream(plan, on_line, on_start=None):
+        ran.append(plan.argv)
+        on_line("Looking in indexes: https://download.pytorch.org/whl/cu126")
+        on_line("Successfully installed torch-2.14.1+cu126 \x1b]52;c;ZXZpbA==\x07")   # hostile bytes stay inert
+        return 0
+
+    def fake_verify(plan, machine, lang, gpu_test=True):
+        info = replace(machine.torch, version="2.14.1+cu126", build="cuda", cuda_version="12.6",
+                       cuda_available=True, device_count=1,
+                       gpu_tests=(GpuTest("cuda:0", "ok", name="NVIDIA GeForce RTX 4060 Laptop GPU", seconds=0.4),))
+        return "gpu-ok", info, []
+
+    monkeypatch.setattr(torch_installer, "stream_install", fake_stream)
+    monkeypatch.setattr(torch_installer, "verify", fake_verify)
+    app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await walk(pilot)
+        assert app.outcome().recommendation.verdict == "fix-setup"     # the CPU build beside the 4060
+        await pilot.press("i")
+        await until(pilot, lambda: app.screen.query("#install-command"), what="the install dialog")
+        command = shown(app.screen.query_one("#install-command"))
+        assert squeeze("/home/s/project/.venv/bin/python -m pip install torch==2.14.1") in command
+        assert squeeze("--index-url https://download.pytorch.org/whl/cu126") in command
+        await pilot.press("enter")                                     # Install
+        await until(pilot, lambda: "Installed torch" in str(app.screen.query_one("#install-status").render())
+                    if app.screen.query("#install-status") else False, what="the check after the install")
+        log = "\n".join(str(line) for line in app.screen.query_one(Log).lines)
+        assert "Successfully installed" in log and "\x1b" not in log and "\x07" not in log
+        assert ran and ran[0][:4] == ("/home/s/project/.venv/bin/python", "-m", "pip", "install")
+        await pilot.press("enter")                                     # Close
+        await at_step(pilot, "result")
+        assert app.outcome().recommendation.verdict == "use-current-gpu"
+        path = await save(pilot)
+    import tomllib
+
+    report = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert report["install"]["verified"] is True and report["install"]["exit_status"] == 0
+    assert report["install"]["torch_version"] == "2.14.1+cu126"
+    assert report["install"]["gpu_tests"] == ["ok"]
+    assert report["machine"]["torch"]["version"] == "2.14.1+cu126"
+
+
+async def test_no_install_in_a_replay(tmp_path):
+    from tests.test_app_flow import walk
+
+    app = make_app("en", machine=load_machine(MACHINES / "laptop-4060.toml"), report_path=tmp_path / "r.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk(pilot)
+        await pilot.press("i")
+        await pilot.pause()
+        assert getattr(app.screen, "STEP", None) == "result"

@@ -176,6 +176,8 @@ class WizardApp(App[int]):
         self._outcome: tuple[tuple, Outcome] | None = None
         self._live_version = 0   # bumped on every probe result; part of the outcome's cache key
         self._torch_generation = 0  # the newest torch probe; older ones' results are dropped
+        self.install_record: dict[str, Any] | None = None   # "Install it for me": for the report
+        self.install_interrupted: str | None = None          # the command, when quitting stopped it
         self._probes_started = False
         self._content_ready = threading.Event()
         self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
@@ -383,6 +385,32 @@ class WizardApp(App[int]):
         threading.Thread(target=self._probe_picked, args=(path, self._torch_generation, previous),
                          daemon=True, name="probe-torch-picked").start()
 
+    def install_plan(self) -> Any:
+        """The plan for "Install it for me", or None (a replay, checks still running, nothing fits)."""
+        outcome = self.outcome()
+        if not self.can_pick_python or outcome is None or not outcome.recommendation.torch_command:
+            return None
+        from wizard.torch_installer import PlanError, find_uv, plan_for_machine
+
+        try:
+            return plan_for_machine(outcome.machine, self.lang, uv=find_uv())
+        except PlanError:
+            return None
+
+    def installed(self, result: dict[str, Any] | None) -> None:
+        """The install dialog closed: record it, and show the advice for the new PyTorch."""
+        if not result:
+            return
+        self.install_record = result["record"]
+        if result.get("torch") is not None:
+            self._torch_generation += 1
+            _, bench, note = self.live.torch or (None, None, None)
+            from wizard.probe.model import ProbeNote
+
+            self.live = self.live.with_result("torch", (result["torch"], bench, note or ProbeNote("torch", "ok")))
+            self._live_changed()
+        self.goto(self.step_index)  # the recommendation again, for the machine as it is now
+
     def _probe_picked(self, path: str, generation: int, previous: Any) -> None:
         from wizard.probe.discover import PythonArgError, check_python_arg
 
@@ -462,6 +490,13 @@ class WizardApp(App[int]):
             # Whoever reads it later must not take it for a fresh check of some computer.
             report["replay"] = {"of_report": self.replay.is_report,
                                 "recorded": self.replay.created or "unknown"}
+        if self.install_record is not None:
+            install = dict(self.install_record)
+            if self.redact:
+                from wizard.report import redact_report
+
+                install = redact_report({"install": install})["install"]
+            report["install"] = install
         return report
 
     def save_report(self, text: str) -> Path:
@@ -612,6 +647,8 @@ def exit_summary(app: WizardApp) -> str:
     else:
         lines = [t("ui.exit.saved", lang, path=app.saved_path) if app.saved_path is not None
                  else t("ui.exit.not_saved", lang)]
+    if app.install_interrupted:
+        lines.append(t("torch.install.interrupted", lang, command=app.install_interrupted))
     # The command is worth keeping in the scrollback once the user has seen it.
     if app.step_index >= STEPS.index("result"):
         outcome = app.outcome()

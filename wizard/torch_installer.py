@@ -232,3 +232,65 @@ def verdict(plan: Plan, torch: Any, errors: list[Any]) -> str:
 
 def interpreter_is_own(python: str) -> bool:
     return os.path.normcase(os.path.abspath(python)) == os.path.normcase(os.path.abspath(sys.executable))
+
+
+def plan_for_machine(machine: Any, lang: str, *, uv: str | None = None) -> Plan:
+    """The wizard's plan: the Python whose PyTorch was checked, the build the advice recommends."""
+    from wizard.install import choose_for_machine
+
+    torch = machine.torch
+    if torch is None or not torch.interpreter:
+        raise PlanError("no-python")
+    python, source = torch.interpreter, torch.interpreter_source or "--python"
+    before, companions = (torch.version if torch.status != "not-installed" else None), tuple(torch.companions)
+    if source == "own":
+        # No environment of the user's had torch: install into theirs, as install-torch does.
+        from wizard.probe.discover import discover
+        from wizard.probe.torch_probe import static_torch_facts
+
+        target = discover().install_target()
+        if target.path != python:
+            facts = static_torch_facts(target.path)
+            python, source = target.path, target.source
+            before, companions = (facts.version if facts.installed else None), facts.companions
+    return make_plan(python, source, choose_for_machine(machine, lang), torch_before=before,
+                     companions=companions, prefix=str(Path(python).parent.parent), uv=uv)
+
+
+def verify(plan: Plan, machine: Any, lang: str, gpu_test: bool = True) -> tuple[str, Any, list[Any]]:
+    """Probe the interpreter again (GPU test included): (verdict, TorchInfo, error findings)."""
+    from dataclasses import replace
+
+    from wizard.diagnose import diagnose
+    from wizard.probe.torch_probe import probe_torch
+
+    info, _, _ = probe_torch(plan.python, timeout=90, lang=lang, gpu_test=gpu_test, source=plan.source)
+    errors = [f for f in diagnose(replace(machine, torch=info), lang) if f.severity == "error"]
+    return verdict(plan, info, errors), info, errors
+
+
+def stream_install(plan: Plan, on_line: Any, on_start: Any = None) -> int:
+    """Run the plan with its output piped, one line at a time to `on_line` (the wizard's log):
+    the wizard owns the terminal. `on_start(proc)` lets the caller stop it."""
+    proc = subprocess.Popen(list(plan.argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace",
+                            bufsize=1)
+    if on_start is not None:
+        on_start(proc)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        on_line(line.rstrip("\r\n"))
+    return proc.wait()
+
+
+def record(plan: Plan, status: int | None, result: str | None, info: Any = None) -> dict[str, Any]:
+    """What a saved report says about an install made from the wizard."""
+    out: dict[str, Any] = {"command": plan.shown, "interpreter_source": plan.source,
+                           "verified": result in ("gpu-ok", "cpu-ok")}
+    if status is not None:
+        out["exit_status"] = status
+    if info is not None and info.version:
+        out["torch_version"] = info.version
+    if info is not None:
+        out["gpu_tests"] = [test.status for test in info.gpu_tests]
+    return out

@@ -28,14 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from wizard.commands.torch_command import live_facts
-    from wizard.diagnose import diagnose
     from wizard.i18n import language_from_env, t
     from wizard.install import choose_torch
     from wizard.torch_installer import (PlanError, find_uv, interpreter_is_own, load_mirrors, make_plan,
-                                        run_install, verdict)
+                                        run_install, verify)
 
     lang = args.lang or language_from_env()
     say = _Say(lang)
@@ -83,13 +80,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
     say.line(t("torch.install.verifying", lang))
-    from wizard.probe.torch_probe import probe_torch
-
-    info, _, _ = probe_torch(plan.python, timeout=90, lang=lang, gpu_test=not args.no_gpu_test,
-                             source=plan.source)
-    after = replace(machine, torch=info)
-    errors = [f for f in diagnose(after, lang) if f.severity == "error"]
-    result = verdict(plan, info, errors)
+    result, info, errors = verify(plan, machine, lang, gpu_test=not args.no_gpu_test)
     if result == "gpu-ok":
         devices = ", ".join(f"{test.device} ({test.name})" if test.name else test.device for test in info.gpu_tests)
         say.line(t("torch.install.verified-gpu", lang, version=info.version, build=info.build, devices=devices))

@@ -1,0 +1,161 @@
+"""'Install it for me' on the recommendation: the same plan and confirmation as
+`gpu-wizard install-torch`, pip's output live in a log, then the check with the GPU test.
+
+Dismissed with the outcome (a dict for the report, the new TorchInfo) when something ran, None
+when the user cancelled before anything changed.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Optional
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Log, Static
+
+from wizard.i18n import t
+from wizard.textout import asciify, strip_controls
+
+from screens.dialogs import ascii_borders
+from screens.step import ui
+
+
+class InstallScreen(ModalScreen[Optional[dict]]):
+    BINDINGS = [Binding("escape", "cancel", show=False)]
+    AUTO_FOCUS = "#install-go"
+
+    def __init__(self, lang: str, plan: Any, machine: Any) -> None:
+        super().__init__()
+        self.lang = lang
+        self.plan = plan
+        self.machine = machine
+        self.proc: Any = None
+        self.running = False
+        self.outcome: dict | None = None
+
+    def text(self, text: str) -> Content:
+        return Content(asciify(text) if getattr(self.app, "ascii_marks", False) else text)
+
+    def compose(self) -> ComposeResult:
+        from wizard.torch_lines import interpreter_line
+        from wizard.probe.model import TorchInfo
+
+        plan, lang = self.plan, self.lang
+        into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
+        lines = [interpreter_line(into, lang, key="torch.install.into"),
+                 t("torch.install.now", lang, version=plan.torch_before) if plan.torch_before
+                 else t("torch.install.now-none", lang)]
+        if plan.companions:
+            lines.append(t("torch.install.companions", lang, names=" ".join(plan.companions)))
+        if plan.download_mb:
+            lines.append(t("torch.install.download", lang, mb=f"{plan.download_mb:,.0f}"))
+        with Vertical(id="dialog"):
+            yield Static(self.text("\n".join(lines)), id="install-plan")
+            yield Static(self.text(t("torch.install.command", lang)), classes="section")
+            yield Static(Content(plan.shown), id="install-command")
+            yield Log(id="install-log", max_lines=2000, auto_scroll=True)
+            yield Static("", id="install-status")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.text(ui("install.go", lang)), id="install-go", variant="primary", compact=True)
+                yield Button(t("guide.buttons.cancel", lang), id="install-cancel", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#dialog").border_title = ui("install.title", self.lang)
+        self.query_one("#install-log").display = False
+        ascii_borders(self)
+
+    # ------------------------------------------------------------------------- running ---
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "install-go" and not self.running and self.outcome is None:
+            self.start()
+        elif event.button.id == "install-cancel":
+            self.action_cancel()
+
+    def start(self) -> None:
+        self.running = True
+        self.query_one("#install-go", Button).disabled = True
+        self.query_one("#install-cancel", Button).label = t("guide.buttons.close", self.lang)
+        self.query_one("#install-cancel", Button).disabled = True
+        log = self.query_one("#install-log", Log)
+        log.display = True
+        log.focus()
+        self.status(ui("install.running", self.lang, tool=self.plan.via))
+        threading.Thread(target=self._run, daemon=True, name="install-torch").start()
+
+    def _run(self) -> None:
+        from wizard.torch_installer import record, stream_install, verify
+
+        def line(text: str) -> None:
+            # pip's output is outside text: shown literally, never as markup, never raw escapes.
+            self._call(self._write, strip_controls(text))
+
+        try:
+            status = stream_install(self.plan, line, on_start=lambda proc: setattr(self, "proc", proc))
+        except OSError as exc:
+            status = None
+            line(str(exc.strerror or exc))
+        if status != 0:
+            self._finish(record(self.plan, status, None), None,
+                         t("torch.install.pip-failed", self.lang, tool=self.plan.via, code=status
+                           if status is not None else "-"), "error")
+            return
+        self._call(self.status, t("torch.install.verifying", self.lang))
+        result, info, errors = verify(self.plan, self.machine, self.lang)
+        if result == "gpu-ok":
+            devices = ", ".join(f"{x.device} ({x.name})" if x.name else x.device for x in info.gpu_tests)
+            text, kind = t("torch.install.verified-gpu", self.lang, version=info.version, build=info.build,
+                           devices=devices), "ok"
+        elif result == "cpu-ok":
+            text, kind = t("torch.install.verified-cpu", self.lang, version=info.version), "ok"
+        else:
+            reasons = "; ".join(f.title for f in errors) or (info.message or "")
+            text = t("torch.install.still-failing", self.lang,
+                     version=info.version or t("torch.findings.version-unknown", self.lang),
+                     build=info.build or "", wanted=self.plan.choice.variant) + " " + reasons
+            kind = "error"
+        self._finish(record(self.plan, status, result, info), info, text, kind)
+
+    def _write(self, text: str) -> None:
+        self.query_one("#install-log", Log).write_line(text)
+
+    def _finish(self, outcome: dict, info: Any, text: str, kind: str) -> None:
+        def done() -> None:
+            self.running = False
+            self.outcome = {"record": outcome, "torch": info}
+            self.status(text, kind)
+            close = self.query_one("#install-cancel", Button)
+            close.disabled = False
+            close.focus()
+
+        self._call(done)
+
+    def _call(self, callback: Any, *args: Any) -> None:
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:  # the App is gone (Ctrl+Q during the install)
+            pass
+
+    def status(self, text: str, kind: str = "info") -> None:
+        widget = self.query_one("#install-status", Static)
+        widget.update(self.text(text))
+        widget.set_class(kind == "error", "-error")
+        widget.set_class(kind == "ok", "-ok")
+
+    def action_cancel(self) -> None:
+        if self.running:
+            self.notify(ui("install.wait", self.lang), severity="warning", markup=False)
+            return
+        self.dismiss(self.outcome)
+
+    def on_unmount(self) -> None:
+        # Quitting the wizard mid-install: stop pip rather than leave it running behind the shell.
+        if self.running and self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            if hasattr(self.app, "install_interrupted"):
+                self.app.install_interrupted = self.plan.shown
