@@ -55,14 +55,22 @@ class Answer:
 
 @dataclass
 class Discovery:
-    """The interpreter to check, why, and (as they answer) the other Pythons with torch."""
+    """The interpreter to check, why, and (asked for later) the other Pythons with torch."""
 
     chosen: Candidate
-    answers: dict[str, Future] = field(default_factory=dict)   # path → Future[Answer]
-    order: list[Candidate] = field(default_factory=list)
+    finder: "_Finder | None" = None
+
+    @property
+    def order(self) -> list[Candidate]:
+        return self.finder.order if self.finder else [self.chosen]
 
     def others_with_torch(self, timeout: float = 0.0) -> list[Answer]:
-        """Other interpreters (other environments) that have torch; waits at most `timeout`."""
+        """Other interpreters (other environments) that have torch; waits at most `timeout`.
+
+        They are asked only now: while the chosen one's torch loads, the processor is its (and
+        the wizard's screen's)."""
+        if self.finder is not None:
+            self.finder.ask_rest()
         deadline = time.monotonic() + timeout
         seen_prefixes: set[str] = set()
         chosen_answer = self._answer(self.chosen.path, timeout)
@@ -88,6 +96,8 @@ class Discovery:
         environment that runs (the activated one, the project's .venv, …), in the same order."""
         if self.chosen.source != "own":
             return self.chosen
+        if self.finder is not None:
+            self.finder.ask_rest()
         for candidate in self.order:
             if candidate.source == "own":
                 continue
@@ -97,7 +107,7 @@ class Discovery:
         return self.chosen
 
     def _answer(self, path: str, timeout: float) -> Answer | None:
-        future = self.answers.get(_norm(path))
+        future = self.finder.answers.get(_norm(path)) if self.finder else None
         if future is None:
             return None
         try:
@@ -200,7 +210,7 @@ def conda_envs(which: Callable[[str], str | None] = shutil.which,
     conda = which("conda") or (env or {}).get("CONDA_EXE")
     if not conda:
         return []
-    result = run_bounded([conda, "env", "list", "--json"], timeout)
+    result = run_bounded([conda, "env", "list", "--json"], timeout, background=True)
     if not result.ok:
         return []
     try:
@@ -223,7 +233,7 @@ def py_launcher(which: Callable[[str], str | None] = shutil.which,
     py = which("py")
     if not py:
         return []
-    result = run_bounded([py, "-0p"], timeout)
+    result = run_bounded([py, "-0p"], timeout, background=True)
     return parse_py_list(result.stdout) if result.ok else []
 
 
@@ -259,7 +269,7 @@ def fast_has_torch(python: str) -> bool:
 def ask(candidate: Candidate, timeout: float = QUERY_TIMEOUT) -> Answer:
     from wizard.probe.torch_probe import static_torch_facts
 
-    facts = static_torch_facts(candidate.path, timeout=timeout)
+    facts = static_torch_facts(candidate.path, timeout=timeout, sizes=False, background=True)
     if not facts.python_version:
         return Answer(candidate, works=False, has_torch=False, detail=facts.detail)
     return Answer(candidate, works=True, has_torch=facts.installed, torch_version=facts.version,
@@ -307,6 +317,8 @@ def _background(call: Callable, *args) -> Future:
 
 
 class _Finder:
+    """The candidates, each asked (in its own bounded child) only once somebody needs it."""
+
     def __init__(self, env: dict[str, str], cwd: Path, home: Path | None,
                  which: Callable[[str], str | None], timeout: float,
                  listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None):
@@ -318,16 +330,44 @@ class _Finder:
         if listings is None:
             listings = (("conda-env", lambda: conda_envs(which, env=env)),
                         ("py-launcher", lambda: py_launcher(which)))
-        self.listings = [(source, _background(list_them)) for source, list_them in listings]
+        self._listing_calls = list(listings)
+        self._listings: list[tuple[str, Future]] | None = None
+        self.own: Candidate | None = None
 
-    def add(self, candidate: Candidate) -> Candidate | None:
+    @property
+    def listings(self) -> list[tuple[str, Future]]:
+        """The slow listings (conda, py), started on first use."""
+        with self.lock:
+            if self._listings is None:
+                self._listings = [(source, _background(call)) for source, call in self._listing_calls]
+            return self._listings
+
+    def add(self, candidate: Candidate, ask_now: bool = True) -> Candidate | None:
         key = _norm(candidate.path)
         with self.lock:
-            if key in self.answers:
+            if any(_norm(c.path) == key for c in self.order):
+                if ask_now and key not in self.answers:
+                    self.answers[key] = _background(ask, candidate, self.timeout)
                 return None
-            self.answers[key] = _background(ask, candidate, self.timeout)
             self.order.append(candidate)
+            if ask_now:
+                self.answers[key] = _background(ask, candidate, self.timeout)
         return candidate
+
+    def ask(self, candidate: Candidate) -> None:
+        key = _norm(candidate.path)
+        with self.lock:
+            if key not in self.answers:
+                self.answers[key] = _background(ask, candidate, self.timeout)
+
+    def ask_rest(self) -> None:
+        """Every candidate not asked yet, the listed ones and gpu-wizard's own included."""
+        for candidate in list(self.order):
+            self.ask(candidate)
+        for source, future in self.listings:
+            _background(self.listed, source, future)
+        if self.own is not None:
+            self.add(self.own)
 
     def listed(self, source: str, future: Future) -> list[Candidate]:
         try:
@@ -364,22 +404,22 @@ def discover(python: str | None = None, *, env: dict[str, str] | None = None,
             home = None
     own_candidate = Candidate(own or own_interpreter(), "own")
     finder = _Finder(env, cwd, home, which, timeout, listings)
+    finder.own = own_candidate
     first = [Candidate(python, "--python")] if python else []
-    fixed = [c for c in (finder.add(c) for c in first + finder.fixed) if c is not None]
-    chosen = _walk(finder, fixed, own_candidate, given=bool(python))
-    return Discovery(chosen, finder.answers, finder.order)
+    fixed = [c for c in (finder.add(c, ask_now=False) for c in first + finder.fixed) if c is not None]
+    chosen = fixed[0] if python else _walk(finder, fixed, own_candidate)
+    return Discovery(chosen, finder)
 
 
-def _walk(finder: _Finder, fixed: list[Candidate], own: Candidate, given: bool) -> Candidate:
-    if given:
-        _list_rest(finder, own)  # still asked, so the others can be listed
-        return fixed[0]
+def _walk(finder: _Finder, fixed: list[Candidate], own: Candidate) -> Candidate:
     first_working: Candidate | None = None
 
-    def consider(candidate: Candidate) -> bool:
+    def consider(candidate: Candidate, rest: list[Candidate]) -> bool:
         nonlocal first_working
         if fast_has_torch(candidate.path):
-            return True
+            return True  # no child needed: the usual case (an environment with torch in it)
+        for later in [candidate, *rest]:
+            finder.ask(later)  # a child is needed: ask the rest alongside, they may be next
         answer = finder.answer(candidate)
         if answer is None or not answer.works:
             return False
@@ -387,23 +427,15 @@ def _walk(finder: _Finder, fixed: list[Candidate], own: Candidate, given: bool) 
             first_working = candidate
         return answer.has_torch
 
-    for candidate in fixed:
-        if consider(candidate):
-            _list_rest(finder, own)
+    for index, candidate in enumerate(fixed):
+        if consider(candidate, fixed[index + 1:]):
             return candidate
     for source, future in finder.listings:
-        for candidate in finder.listed(source, future):
-            if consider(candidate):
-                finder.add(own)
+        listed = finder.listed(source, future)
+        for index, candidate in enumerate(listed):
+            if consider(candidate, listed[index + 1:]):
                 return candidate
     # gpu-wizard's own interpreter comes last, and only when it is not one of the above.
-    if finder.add(own) is not None and consider(own):
+    if finder.add(own, ask_now=False) is not None and consider(own, []):
         return own
     return first_working or own
-
-
-def _list_rest(finder: _Finder, own: Candidate) -> None:
-    """After the choice: the listings and own are still asked, for the "others" list only."""
-    for source, future in finder.listings:
-        _background(finder.listed, source, future)
-    finder.add(own)

@@ -195,7 +195,7 @@ def gather(
     # torch is the slowest probe (seconds of import): start it first, join it last. The
     # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
     torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang, discover=True,
-                                              gpu_test=gpu_test) if with_torch else None
+                                              gpu_test=gpu_test, others_early=True) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)

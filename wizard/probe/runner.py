@@ -47,7 +47,10 @@ def run_bounded(
     *,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
+    background: bool = False,
 ) -> RunResult:
+    """`background`: at a lower CPU priority (POSIX), for work nobody is waiting on yet, so it
+    never takes the processor from the wizard's screen or from the probe that matters."""
     start = time.monotonic()
     kwargs: dict = {}
     if sys.platform == "win32":
@@ -73,6 +76,11 @@ def run_bounded(
 
     with _LIVE_LOCK:
         _LIVE.add(proc)
+    if background and hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, proc.pid, 10)
+        except OSError:  # already gone, or not allowed: it just runs at normal priority
+            pass
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

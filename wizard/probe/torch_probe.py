@@ -257,7 +257,9 @@ def import_location(path_entries: list[str]) -> str | None:
 
 
 def facts_from_path(path_entries: list[str], python_version: str | None,
-                    python_arch: str | None) -> StaticFacts:
+                    python_arch: str | None, sizes: bool = True) -> StaticFacts:
+    """What the path says about torch; `sizes=False` skips adding up install records (tens of
+    thousands of lines for a CUDA build), which discovery does not need."""
     dists = find_distributions(path_entries)
     torch_dist = dists.get("torch")
     winner = import_location(path_entries)
@@ -272,11 +274,11 @@ def facts_from_path(path_entries: list[str], python_version: str | None,
     torch_dir = os.path.join(torch_dist.site, "torch")
     values = read_version_py(torch_dir)
     version = values.get("__version__") or torch_dist.version
-    torch_bytes = record_bytes(torch_dist)
-    if torch_bytes is None and os.path.isdir(torch_dir):
+    torch_bytes = record_bytes(torch_dist) if sizes else None
+    if sizes and torch_bytes is None and os.path.isdir(torch_dir):
         torch_bytes = _walk_bytes(torch_dir)  # conda or egg installs without a RECORD
     libraries = []
-    for dist in gpu_runtime_packages(dists, torch_dist):
+    for dist in gpu_runtime_packages(dists, torch_dist) if sizes else ():
         size = record_bytes(dist)
         if size is not None:
             libraries.append((dist.name, round(size / MB, 1)))
@@ -325,22 +327,23 @@ def _is_running_interpreter(python: str | None) -> bool:
 
 
 def static_torch_facts(python: str | None = None, extra_path: list[str] | None = None,
-                       timeout: float = PATH_QUERY_TIMEOUT) -> StaticFacts:
+                       timeout: float = PATH_QUERY_TIMEOUT, sizes: bool = True,
+                       background: bool = False) -> StaticFacts:
     """What can be known about torch in `python` without importing it. Never raises."""
     try:
-        return _static_torch_facts(python, extra_path, timeout)
+        return _static_torch_facts(python, extra_path, timeout, sizes, background)
     except Exception as exc:  # a strange site-packages must not take the probe down
         return StaticFacts(False, detail=f"{type(exc).__name__}: {exc}")
 
 
 def _static_torch_facts(python: str | None, extra_path: list[str] | None,
-                        timeout: float) -> StaticFacts:
+                        timeout: float, sizes: bool = True, background: bool = False) -> StaticFacts:
     extra = list(extra_path or [])
     if _is_running_interpreter(python):
         entries = extra + [p if p else os.getcwd() for p in sys.path]
-        return replace(facts_from_path(entries, platform.python_version(), platform.machine()),
+        return replace(facts_from_path(entries, platform.python_version(), platform.machine(), sizes),
                        prefix=sys.prefix)
-    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra))
+    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra), background=background)
     if not result.ok:
         return StaticFacts(False, detail=result.detail or _last_line(result.stderr) or result.status)
     try:
@@ -349,7 +352,7 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
             raise TypeError
     except (ValueError, IndexError, TypeError):
         return StaticFacts(False, detail="its answer was not a Python's")
-    facts = facts_from_path([str(p) if p else os.getcwd() for p in path], version, arch)
+    facts = facts_from_path([str(p) if p else os.getcwd() for p in path], version, arch, sizes)
     return replace(facts, prefix=prefix if isinstance(prefix, str) else None)
 
 
@@ -409,7 +412,7 @@ class TorchProbeJob:
 
     def __init__(self, python: str | None, timeout: float, benchmark: bool,
                  extra_path: list[str] | None, lang: str, *, discover: bool = False,
-                 gpu_test: bool = True, source: str | None = None):
+                 gpu_test: bool = True, source: str | None = None, others_early: bool = False):
         self.interpreter = python or sys.executable
         self.source = source or ("--python" if python else "own")
         self.discovery = None
@@ -423,6 +426,7 @@ class TorchProbeJob:
         self._chosen = threading.Event()
         flags = (["--gpu-test"] if gpu_test else []) + (["--benchmark"] if benchmark else [])
         # Daemon threads: an abandoned probe must never keep gpu-wizard from exiting.
+        self._others_early = others_early
         self._live = threading.Thread(target=self._run_child,
                                       args=(python, discover, flags, extra_path),
                                       daemon=True, name="torch-probe")
@@ -441,6 +445,9 @@ class TorchProbeJob:
                 self.interpreter = self.discovery.chosen.path
                 if python is None:  # given (--python, picked): its source was set above
                     self.source = self.discovery.chosen.source
+                if self._others_early and self.discovery.finder is not None:
+                    # No screen to keep smooth (check): ask the others now, at a lower priority.
+                    self.discovery.finder.ask_rest()
         except Exception:  # discovery never raises by design; if it does, check this Python
             pass
         finally:
@@ -480,19 +487,20 @@ class TorchProbeJob:
     def _others(self) -> tuple[OtherPython, ...]:
         if self.discovery is None:
             return ()
-        # By now (torch has loaded) every quick answer is in; a slow conda listing is not waited for.
+        # Asked only now that torch has loaded (the processor was its); a slow one is not waited for.
         return tuple(OtherPython(a.candidate.path, a.candidate.source, a.torch_version)
-                     for a in self.discovery.others_with_torch(timeout=0.2))
+                     for a in self.discovery.others_with_torch(timeout=0.5))
 
 
 
 def start_torch_probe(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                       benchmark: bool = False, extra_path: list[str] | None = None,
                       lang: str = "en", *, discover: bool = False,
-                      gpu_test: bool = True, source: str | None = None) -> TorchProbeJob:
+                      gpu_test: bool = True, source: str | None = None,
+                      others_early: bool = False) -> TorchProbeJob:
     """Start the torch child now; join with `.result()` when everything else is done."""
     return TorchProbeJob(python, timeout, benchmark, extra_path, lang, discover=discover,
-                         gpu_test=gpu_test, source=source)
+                         gpu_test=gpu_test, source=source, others_early=others_early)
 
 
 def probe_torch(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
