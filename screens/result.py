@@ -196,7 +196,7 @@ class ResultScreen(StepScreen):
     def action_install_torch(self) -> None:
         plan = self.wizard.install_plan()
         if plan is None:
-            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning")
+            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return
         from screens.install import InstallScreen
 
@@ -207,14 +207,14 @@ class ResultScreen(StepScreen):
         outcome = self.wizard.outcome()
         command = outcome.recommendation.torch_command if outcome else None
         if not command:
-            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning")
+            self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return
         self.app.copy_to_clipboard(command)
-        self.notify(ui("result.copied", self.lang))
+        self.notify(ui("result.copied", self.lang), markup=False)
 
     def collect(self) -> dict[str, Any] | None:
         # Saving needs the recommendation: wait for the checks rather than save a guess.
         if self.wizard.outcome() is None:
-            self.notify(ui("result.not_ready", self.lang), severity="warning")
+            self.notify(ui("result.not_ready", self.lang), severity="warning", markup=False)
             return None
         return {}

@@ -23,11 +23,24 @@ def installed_command() -> str | None:
 
 
 class Terminal:
-    def __init__(self, name: str, command: str, width: int = 80, height: int = 24):
+    def __init__(self, name: str, command: str, width: int = 80, height: int = 24,
+                 config: str | None = None):
+        """`config`: tmux configuration lines (e.g. "set -g set-clipboard on"), else none."""
         self.socket = f"gpu-wizard-test-{os.getpid()}-{name}"
         self.name = name
-        self._tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", str(width),
-                   "-y", str(height), command)
+        conf = "/dev/null"
+        if config is not None:
+            import tempfile
+
+            with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as fh:
+                fh.write(config + "\n")
+            conf = fh.name
+        try:
+            self._tmux("-f", conf, "new-session", "-d", "-s", name, "-x", str(width),
+                       "-y", str(height), command)
+        finally:
+            if config is not None:
+                os.unlink(conf)
 
     def _tmux(self, *args: str) -> str:
         result = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True,
@@ -50,6 +63,14 @@ class Terminal:
         shown = self._tmux("display-message", "-p", "-t", self.name,
                            " ".join(f"#{{{n}}}" for n in names)).split()
         return dict(zip(names, shown))
+
+    def title(self) -> str:
+        """The pane's title: what an OSC 0/2 escape sequence from the program would set."""
+        return self._tmux("display-message", "-p", "-t", self.name, "#{pane_title}").strip()
+
+    def buffers(self) -> str:
+        """tmux's paste buffers: with set-clipboard on, an OSC 52 sequence creates one."""
+        return self._tmux("list-buffers")
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
         deadline = time.monotonic() + timeout

@@ -8,6 +8,7 @@ torch that CI installs is checked against what importlib.metadata says independe
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -609,3 +610,58 @@ def test_visible_devices_settings_are_recorded(tmp_path, monkeypatch):
     info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "ok"), gpu_test=False)
     assert info.visible_devices_env == ("CUDA_VISIBLE_DEVICES=",)
 
+
+
+# --- the user's folder: what `import torch` finds there, without running their code ----------
+
+HIJACK = "import pathlib; pathlib.Path(__file__).with_name('RAN').write_text('x'); raise SystemExit(7)\n"
+
+
+def users_folder(tmp_path: Path, monkeypatch, *names: str) -> Path:
+    """A project folder holding files that shadow the standard library, made the cwd."""
+    folder = tmp_path / "homework"
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text(HIJACK)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_modules_in_the_users_folder_do_not_replace_the_standard_library(tmp_path, monkeypatch):
+    folder = users_folder(tmp_path, monkeypatch, "json.py", "re.py", "platform.py", "warnings.py")
+    info, _, _ = probe_torch(timeout=120)
+    assert info.status == "ok", info.error_line
+    assert info.version == importlib.metadata.version("torch")
+    assert not (folder / "RAN").exists()
+
+
+def test_another_interpreter_is_asked_its_path_outside_the_users_folder(tmp_path, monkeypatch):
+    folder = users_folder(tmp_path, monkeypatch, "json.py", "platform.py")
+    other = tmp_path / "bin" / "python3"   # "another" interpreter: asked in a child process
+    other.parent.mkdir()
+    other.symlink_to(sys.executable)
+    facts = static_torch_facts(str(other), timeout=30)
+    assert facts.python_version == platform.python_version(), facts.detail
+    assert not (folder / "RAN").exists()
+
+
+@pytest.mark.parametrize("shadow", ["torch.py", "torch/__init__.py"])
+def test_a_torch_of_the_users_own_is_reported_without_being_run(tmp_path, monkeypatch, shadow):
+    folder = users_folder(tmp_path, monkeypatch)
+    (folder / shadow).parent.mkdir(exist_ok=True)
+    (folder / shadow).write_text(HIJACK)
+    info, _, _ = probe_torch(timeout=120)
+    assert info.status == "import-error"
+    where = str(folder / shadow.split("/")[0])
+    assert info.error_line.endswith(where)
+    assert info.message == f"In this folder, `import torch` loads {where}, which is not PyTorch."
+    assert not (folder / "RAN").exists() and not (folder / "torch" / "RAN").exists()
+
+
+def test_a_deleted_current_folder_does_not_stop_the_check(tmp_path, monkeypatch):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    info, _, _ = probe_torch(timeout=120)
+    assert info.status == "ok", info.error_line

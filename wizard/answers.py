@@ -160,7 +160,8 @@ def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> li
         return [f"{path}: {value} is negative; use 0 for nothing to spend"]
     cap = max_budget(currency, knowledge)
     if cap is not None and value > cap:
-        shown = f"{value:.3g}" if value >= 1e12 else f"{value:,}"
+        # A whole number with hundreds of digits cannot become a float: name its size instead.
+        shown = "more than 1e300" if value >= 10**300 else f"{value:.3g}" if value >= 1e12 else f"{value:,}"
         return [f"{path}: {shown} {currency} is implausibly large (at most {cap:,.0f} {currency})"]
     return []
 

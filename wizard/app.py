@@ -28,7 +28,7 @@ from textual.message import Message
 
 from wizard.answers import Answers
 from wizard.i18n import language_from_env, t
-from wizard.textout import ascii_terminal
+from wizard.textout import ascii_terminal, clean_strings
 
 import screens
 from screens.facts import PROBES, Live, Probes, from_machine
@@ -240,7 +240,7 @@ class WizardApp(App[int]):
 
     def action_help_quit(self) -> None:
         # Textual's ctrl+c hint, in the user's language.
-        self.notify(t("ui.quit_hint", self.lang))
+        self.notify(t("ui.quit_hint", self.lang), markup=False)
 
     # ------------------------------------------------------------------ probes ---
 
@@ -252,7 +252,7 @@ class WizardApp(App[int]):
             self._handle_signals()
         for problem in getattr(self.replay, "answers_problems", ()):
             self.notify(t("ui.replay.answers_ignored", self.lang, problem=problem),
-                        severity="warning", timeout=10)
+                        severity="warning", timeout=10, markup=False)  # the file's own words
 
     def _handle_signals(self) -> None:
         """`kill`, Ctrl+C from outside and a dropped SSH session close the wizard the way
@@ -314,7 +314,7 @@ class WizardApp(App[int]):
             self.exit(return_code=2)
         elif message.damaged:
             self.notify("\n".join(message.damaged), title=t("ui.damaged_title", self.lang),
-                        severity="warning", timeout=15)
+                        severity="warning", timeout=15, markup=False)
 
     def start_probes(self) -> None:
         if self.probes is None:
@@ -356,10 +356,12 @@ class WizardApp(App[int]):
     def on_probe_finished(self, message: ProbeFinished) -> None:
         if message.name == "torch" and message.generation != self._torch_generation:
             return  # a probe of a Python the user has since replaced
+        # What a probe read came from outside (a tool, a driver, the user's torch): shown
+        # literally, never as escape sequences.
         if message.error is not None:
-            self.live = self.live.with_failure(message.name, message.error)
+            self.live = self.live.with_failure(message.name, clean_strings(message.error))
         else:
-            self.live = self.live.with_result(message.name, message.result)
+            self.live = self.live.with_result(message.name, clean_strings(message.result))
         self._live_changed()
 
     def _live_changed(self) -> None:

@@ -135,8 +135,8 @@ def _status_findings(case: _Case) -> list[Finding] | None:
         fid = "torch-crashed-cpu" if ("SIGILL" in signal or "illegal" in signal.lower()) else "torch-crashed"
         return [case.finding(fid, "error", signal=signal, command=_reinstall(case.fix))]
     error = torch.error_line or "?"
-    if "is not PyTorch" in error:
-        return [case.finding("torch-shadowed", "error", error=error)]
+    if " is not PyTorch: " in error:  # the torch probe's wording: the path follows it
+        return [case.finding("torch-shadowed", "error", error=error.split(" is not PyTorch: ", 1)[1])]
     return [case.finding("torch-import-error", "error", error=error, command=_reinstall(case.fix))]
 
 

@@ -6,14 +6,13 @@ those (`Recording`) so a TA sees what the student saw.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wizard.probe.model import Machine, MachineFormatError, machine_from_dict
-from wizard.report import ReportReadError, read_toml
+from wizard.report import ReportReadError, created_text, read_toml
 
 
 
@@ -77,7 +76,7 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
     rec = data.get("recommendation") if isinstance(data.get("recommendation"), dict) else {}
     language = data.get("language") if data.get("language") in ("en", "zh") else None
     return Recording(path, machine, answers, problems, frozenset(bad), language,
-                     _created(data.get("created")), _text(rec.get("verdict")),
+                     created_text(data.get("created")), _text(rec.get("verdict")),
                      _text(rec.get("headline")))
 
 
@@ -98,15 +97,6 @@ def _machine(path: Path, data: dict[str, Any]) -> Machine:
         shown = "; ".join(exc.problems[:5])
         more = f" (and {len(exc.problems) - 5} more)" if len(exc.problems) > 5 else ""
         raise MachineFileError(f"{path}: {shown}{more}") from None
-
-
-def _created(value: Any) -> str | None:
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.timezone.utc)
-            return value.strftime("%Y-%m-%d %H:%M UTC")
-        return value.strftime("%Y-%m-%d %H:%M")
-    return None
 
 
 def _text(value: Any) -> str | None:

@@ -29,9 +29,11 @@ from wizard import __version__
 from wizard.answers import answers_problems, answers_to_dict
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES, t
-from wizard.probe.model import MachineFormatError, machine_from_dict, scalar_problem, to_dict, type_name
+from wizard.probe.model import (
+    MAX_ITEMS, MachineFormatError, machine_from_dict, scalar_problem, to_dict, type_name,
+)
 from wizard.signals import deferred
-from wizard.textout import valid_unicode
+from wizard.textout import clean_strings
 
 SCHEMA = "gpu-wizard/report/1"
 SCHEMA_PREFIX = "gpu-wizard/report/"
@@ -113,7 +115,7 @@ def build_report(answers: Any, machine: Any, findings: Iterable[Any], recommenda
         "findings": [_plain(f) for f in findings],
         "recommendation": _plain(recommendation),
     }
-    report = valid_unicode(report)  # a recorded machine may carry undecodable OS bytes
+    report = clean_strings(report)  # a recorded machine may carry undecodable OS bytes
     return redact_report(report, identifiers) if redact else report
 
 
@@ -390,12 +392,64 @@ def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, 
         line = raw[: exc.start].count(b"\n") + 1
         raise ReportReadError(path, "report.error.not-utf8", line=line) from None
     text = text.removeprefix("\ufeff")  # Windows Notepad's byte-order mark
+    line = _too_deep(text)
+    if line is not None:
+        raise ReportReadError(path, "report.error.key-too-long", line=line)
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ReportReadError(path, "report.error.toml", error=str(exc)) from None
     except RecursionError:
         raise ReportReadError(path, "report.error.toml", error="nested too deeply") from None
+    except ValueError:  # a whole number of thousands of digits: Python refuses to convert it
+        raise ReportReadError(path, "report.error.toml", error="a number is far too long") from None
+    return clean_strings(data)
+
+
+def created_text(value: Any) -> str | None:
+    """When a report was saved, for a reader: in UTC where the time can be moved there, else
+    with its own offset named (never a `+08:00` time labelled UTC). None for anything else.
+
+    Written digit by digit: strftime gives year 1 as "1", and moving 0001-01-01 00:00+08:00 to
+    UTC falls before year 1 (OverflowError)."""
+    if not isinstance(value, dt.datetime):
+        return None
+    zone = ""
+    if value.tzinfo is not None:
+        try:
+            value, zone = value.astimezone(dt.timezone.utc), " UTC"
+        except (OverflowError, ValueError):
+            offset = value.utcoffset() or dt.timedelta(0)
+            minutes = int(offset.total_seconds()) // 60
+            sign = "-" if minutes < 0 else "+"
+            zone = f" UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    return (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
+            f"{value.hour:02d}:{value.minute:02d}{zone}")
+
+
+# The TOML parser's time grows with the square of a dotted key's length (80 kB of "a.a.a…" takes
+# 32 s): such keys are refused before parsing. Ours are at most 4 deep and 40 characters long.
+_MAX_KEY_DOTS = 16
+_MAX_KEY_CHARS = 200
+
+
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_KEY = re.compile(rf"\s*(\[\[?)?\s*({_KEY_PART}(?:\s*\.\s*{_KEY_PART})*)\s*(=|\]\]?)")
+
+
+def _too_deep(text: str) -> int | None:
+    """The first line whose key is deeper or longer than any report needs, or None.
+
+    Only lines that start with a key (`a.b = …`, `[a.b]`) count: a string in a multi-line
+    array is a value, whatever it holds."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _KEY.match(line)
+        if match is None or (match.group(1) is None) != (match.group(3) == "="):
+            continue
+        key = match.group(2)
+        if key.count(".") > _MAX_KEY_DOTS or len(key) > _MAX_KEY_CHARS:
+            return number
+    return None
 
 
 def _size(n: int) -> str:
@@ -466,7 +520,7 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
         problems.append("findings: missing")
     elif not isinstance(findings, list):
         problems.append(f"findings: expected a list, got {type_name(findings)}")
-    else:
+    elif not _too_many(findings, "findings", problems):
         for i, finding in enumerate(findings):
             problems += _finding_problems(finding, f"findings[{i}]")
 
@@ -475,6 +529,14 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
     else:
         problems += _recommendation_problems(data["recommendation"], "recommendation")
     return problems
+
+
+def _too_many(items: list, path: str, problems: list[str]) -> bool:
+    """More entries than any report of ours holds: one problem, not one per entry."""
+    if len(items) > MAX_ITEMS:
+        problems.append(f"{path}: {len(items)} entries, more than a report holds (at most {MAX_ITEMS})")
+        return True
+    return False
 
 
 def _finding_problems(finding: Any, path: str) -> list[str]:
@@ -497,7 +559,7 @@ def _recommendation_problems(rec: Any, path: str) -> list[str]:
     _check_enum(rec, "verdict", VERDICTS, path, problems)
     _check(rec, "headline", str, problems, path)
     _check(rec, "torch_command", str, problems, path, required=False)
-    if _check(rec, "reasons", list, problems, path):
+    if _check(rec, "reasons", list, problems, path) and not _too_many(rec["reasons"], f"{path}.reasons", problems):
         for i, reason in enumerate(rec["reasons"]):
             if not isinstance(reason, str):
                 problems.append(f"{path}.reasons[{i}]: expected text, got {type_name(reason)}")
@@ -511,6 +573,8 @@ def _recommendation_problems(rec: Any, path: str) -> list[str]:
         items = rec[table]
         if not isinstance(items, list):
             problems.append(f"{path}.{table}: expected a list, got {type_name(items)}")
+            continue
+        if _too_many(items, f"{path}.{table}", problems):
             continue
         for i, item in enumerate(items):
             item_path = f"{path}.{table}[{i}]"
@@ -619,13 +683,15 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
     ready = (errors == 0 and torch.get("status") == "ok"
              and (torch_gpu or verdict == "no-gpu-needed") and verdict != "fix-setup")
     vram = best.get("vram_gb") if best else None
-    return {
+    row = {
         "file": name,
         "ready": "yes" if ready else "no",
         "gpu": best.get("name", "") if best else "",
-        "vram_gb": _gb_text(vram) if isinstance(vram, (int, float)) else "",
+        "vram_gb": _gb_text(vram) if isinstance(vram, (int, float)) and not isinstance(vram, bool) else "",
         "torch": torch_text,
         "torch_gpu": "yes" if torch_gpu else "no",
         "verdict": verdict,
         "errors": str(errors),
     }
+    # An invalid report's row is best effort: a name that is a number, a verdict that is a table.
+    return {key: value if isinstance(value, str) else "" for key, value in row.items()}

@@ -63,12 +63,35 @@ def mark(severity: str, stream=None) -> str:
 
 
 # C0/C1 control characters except newline and tab: a hostile report must not drive the
-# reader's terminal (escape sequences can retitle, clear or rewrite what a TA sees).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# reader's terminal (escape sequences can retitle, clear, rewrite or fill the clipboard of what a
+# TA sees). Bidi overrides and isolates reorder what is shown ("evil" that reads "live"), and
+# zero-width characters hide text: shown as U+FFFD, visibly.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e"
+                      "\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def strip_controls(text: str) -> str:
-    return _CONTROL.sub("\ufffd", text)
+    # Windows line ends are line ends, not a stray carriage return to flag.
+    return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n"))
+
+
+def clean_strings(obj: Any) -> Any:
+    """Every string in `obj` (keys too; through dataclasses and containers) made valid UTF-8
+    with strip_controls applied: done where text from outside arrives (a file, a probe, a child
+    process), so nothing after it can pass an escape sequence on."""
+    if isinstance(obj, str):
+        obj = valid_unicode(obj)
+        return strip_controls(obj) if _CONTROL.search(obj) else obj
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {f.name: clean_strings(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return dataclasses.replace(obj, **changes)
+    if isinstance(obj, dict):
+        return {clean_strings(k): clean_strings(v) for k, v in obj.items()}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+        return type(obj)(*(clean_strings(v) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(clean_strings(v) for v in obj)
+    return obj
 
 
 def valid_unicode(obj: Any) -> Any:

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from wizard.report import redact_report
     from wizard.probe import explain
     from wizard.probe.model import machine_from_dict, to_dict
-    from wizard.textout import valid_unicode
+    from wizard.textout import clean_strings
 
     lang = args.lang or language_from_env()
     if args.machine:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         machine = machine_from_dict(redacted["machine"])
         findings = [Finding(**f) for f in redacted["findings"]]
     if args.json:
-        payload = valid_unicode({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
+        payload = clean_strings({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:

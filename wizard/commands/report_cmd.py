@@ -71,9 +71,14 @@ def _validate(args: argparse.Namespace) -> int:
         _out(t("report.validate.valid", lang, path=args.file, schema=SCHEMA) + "\n")
         return 0
     lines = [t("report.validate.invalid", lang, path=args.file, count=len(problems))]
-    lines += [f"  - {p}" for p in problems]
+    lines += [f"  - {p}" for p in problems[:MAX_PROBLEMS_SHOWN]]
+    if len(problems) > MAX_PROBLEMS_SHOWN:  # a hostile file can have thousands
+        lines.append("  " + t("report.validate.more", lang, count=len(problems) - MAX_PROBLEMS_SHOWN))
     _out("\n".join(lines) + "\n")
     return 1
+
+
+MAX_PROBLEMS_SHOWN = 40
 
 
 def _summarize(args: argparse.Namespace) -> int:
@@ -118,7 +123,9 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
 
     out: list[str] = []
     out.append(t("report.show.title", lang))
-    created = report["created"].strftime("%Y-%m-%d %H:%M UTC")
+    from wizard.report import created_text
+
+    created = created_text(report["created"])
     out.append(t("report.show.created", lang, created=created, version=report["tool_version"]))
     out.append(t("report.show.redacted" if report["redacted"] else "report.show.not-redacted", lang))
     replay = report.get("replay")
@@ -618,6 +625,11 @@ def _csv_text(value: Any) -> Any:
 
 # ------------------------------------------------------------------------------ helpers ---
 
+# Longer than anything we write (a finding's detail is under 1,000 characters): a terminal
+# reader gets the start of it, the file keeps it all.
+MAX_LINE_CHARS = 1500
+
+
 def _wrap_all(lines: list[str]) -> str:
     import re
     import shutil
@@ -627,6 +639,8 @@ def _wrap_all(lines: list[str]) -> str:
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
     for text in lines:
+        if len(text) > MAX_LINE_CHARS:  # a report's own text may run to 10,000 characters
+            text = text[:MAX_LINE_CHARS - 1] + "…"
         if text.startswith(_RAW):
             out.append(text[len(_RAW):])
             continue
@@ -660,7 +674,9 @@ def _locale_lang() -> str:
 def _out(text: str) -> None:
     from wizard.textout import safe
 
-    sys.stdout.write(safe(text))
+    # Our own byte-order mark for Excel survives; one from inside a report never does.
+    mark = "\ufeff" if text.startswith("\ufeff") else ""
+    sys.stdout.write(mark + safe(text[len(mark):]))
 
 
 def _err(text: str) -> None:

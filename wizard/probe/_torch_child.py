@@ -13,12 +13,19 @@ that test marked "running", so if a driver hangs or crashes the process, the par
 everything learnt so far and knows which device it was.
 """
 
-import json
-import os
-import re
 import sys
-import time
-import warnings
+
+if __name__ == "__main__":
+    # Run as `python -c`, the folder it starts in comes first on the path: a json.py or re.py
+    # there would replace the standard library in this check. (A torch.py there is the
+    # parent's to report: it reads the folders without importing anything.)
+    sys.path[:] = [p for p in sys.path if p not in ("", ".")]
+
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
 
 MARKER = "GPU-WIZARD-TORCH:"
 _LIBRARY_LINE = re.compile(r"lib\S+\.so[\d.]*|\S+\.dll|cannot open shared object|DLL load failed", re.I)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from wizard.probe import explain, nvml, torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
-from wizard.probe.runner import kill_running, python_child_env, run_bounded
+from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
-from wizard.textout import valid_unicode
+from wizard.textout import clean_strings
 
 NVML_TIMEOUT = 8.0
 PLATFORM_TIMEOUT = 8.0
@@ -45,7 +45,8 @@ class HardwareResult:
 def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> NvidiaResult:
     """NVML in a child process; a hang, crash or garbage becomes a status, never an exception."""
     result = run_bounded(
-        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path)
+        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path),
+        cwd=neutral_cwd(),  # `-m` puts the folder it starts in first: not the user's
     )
     if result.status == "timeout":
         info = NvidiaInfo(status="timeout", reason="timeout")
@@ -160,8 +161,9 @@ def assemble(
     info = replace(info, reason=None if info.status == "ok" else reason)
     info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
                                                  nvidia.note.seconds if info.status == "timeout" else None))
-    # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files).
-    return valid_unicode(Machine(
+    # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files) or, from a
+    # tampered tool or torch, escape sequences.
+    return clean_strings(Machine(
         os=facts.os,
         os_version=facts.os_version,
         arch=facts.arch,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -37,11 +38,22 @@ def _enum(values: tuple[str, ...]) -> dict[str, Any]:
     return {"enum": values}
 
 
+def _like(pattern: str, example: str) -> dict[str, Any]:
+    """A text field with a form (a compute capability "8.6"): what reads it relies on that form,
+    so a file that breaks it fails validation, naming the key, instead of crashing a reader."""
+    return {"pattern": pattern, "example": example}
+
+
+_CC = r"\d{1,2}\.\d"
+_VERSION = r"\d{1,4}(\.\d{1,4}){0,3}"
+_PYTHON = r"\d{1,2}\.\d{1,3}(\.\d{1,3})?[a-z0-9+]*"
+
+
 @dataclass(frozen=True)
 class NvidiaInfo:
     status: str = field(metadata=_enum(NVIDIA_STATUSES))
-    driver_version: str | None = None
-    cuda_driver_version: str | None = None
+    driver_version: str | None = field(default=None, metadata=_like(_VERSION, "550.54.14"))
+    cuda_driver_version: str | None = field(default=None, metadata=_like(_VERSION, "12.4"))
     message: str | None = None
     # A finer cause than `status` (e.g. "gpu-lost", "container-no-gpu"): the key for the
     # explanation text, so a report re-opened in another language can be explained again.
@@ -58,21 +70,21 @@ class Gpu:
     source: str = field(metadata=_enum(GPU_SOURCES))
     vram_gb: float | None = None
     vram_free_gb: float | None = None
-    compute_capability: str | None = None
-    pci_id: str | None = None
+    compute_capability: str | None = field(default=None, metadata=_like(_CC, "8.6"))
+    pci_id: str | None = field(default=None, metadata=_like(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}", "10de:2684"))
     kernel_driver: str | None = None
     bus_id: str | None = None
     uuid: str | None = None  # identifying: removed from redacted reports
     laptop: bool | None = None  # a mobile part (Laptop GPU, Max-Q, ...M)
     unified_memory: bool | None = None  # Apple Silicon / iGPU: shares system RAM
     gpu_cores: int | None = None
-    gfx_target: str | None = None  # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
+    gfx_target: str | None = field(default=None, metadata=_like(r"gfx[0-9a-f]{3,4}", "gfx1030"))  # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
 
 
 @dataclass(frozen=True)
 class TorchDevice:
     name: str
-    capability: str | None = None
+    capability: str | None = field(default=None, metadata=_like(_CC + r"|gfx[0-9a-f]{3,4}", "8.6"))
     memory_gb: float | None = None
 
 
@@ -102,7 +114,7 @@ class TorchInfo:
     interpreter: str | None = None
     version: str | None = None
     build: str | None = field(default=None, metadata=_enum(TORCH_BUILDS))
-    cuda_version: str | None = None
+    cuda_version: str | None = field(default=None, metadata=_like(_VERSION, "12.8"))
     hip_version: str | None = None
     xpu_version: str | None = None
     cuda_available: bool | None = None
@@ -115,7 +127,7 @@ class TorchInfo:
     libraries_size_mb: float | None = None
     message: str | None = None
     # The probed interpreter may not be the one running gpu-wizard (`--python`).
-    python_version: str | None = None
+    python_version: str | None = field(default=None, metadata=_like(_PYTHON, "3.12.4"))
     python_arch: str | None = None    # "x86_64" under Rosetta on an arm64 Mac: no MPS
     mps_built: bool | None = None
     xpu_available: bool | None = None
@@ -238,8 +250,12 @@ def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
         if len(problems) > before:  # one problem per value: a wrong type is enough said
             continue
         allowed = f.metadata.get("enum")
+        pattern = f.metadata.get("pattern")
         if allowed and value is not None and value not in allowed:
             problems.append(f"{key_path}: {value!r} is not one of {', '.join(allowed)}")
+        elif pattern and isinstance(value, str) and not re.fullmatch(pattern, value):
+            shown = value if len(value) <= 24 else value[:20] + "…"
+            problems.append(f"{key_path}: {shown!r} is not like {f.metadata['example']!r}")
         elif isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 \
                 and f.name.endswith(_NEVER_NEGATIVE):
             problems.append(f"{key_path}: {value!r} is negative")
@@ -285,6 +301,11 @@ def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in _UNIONS
 
 
+# No machine has more GPUs, probes or warnings than this; a file with thousands is not one we
+# wrote, and every reader would have to draw them all.
+MAX_ITEMS = 64
+
+
 def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
     if _is_union(tp):
         inner = [a for a in typing.get_args(tp) if a is not type(None)]
@@ -295,6 +316,9 @@ def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
     if origin is tuple:
         if not isinstance(raw, list):
             problems.append(f"{path}: expected a list, got {type_name(raw)}")
+            return ()
+        if len(raw) > MAX_ITEMS:
+            problems.append(f"{path}: {len(raw)} entries, more than any machine has (at most {MAX_ITEMS})")
             return ()
         item_type = typing.get_args(tp)[0]
         return tuple(_convert(item_type, v, f"{path}[{i}]", problems) for i, v in enumerate(raw))
@@ -323,7 +347,9 @@ def scalar_problem(kind: type, raw: Any, path: str) -> str | None:
             expected = "a whole number" if kind is int else "a number"
             return f"{path}: expected {expected}, got {type_name(raw)}"
         limit = 2**53 if kind is int else 1e15
-        if (kind is float and not math.isfinite(raw)) or abs(raw) >= limit:
+        # A whole number with hundreds of digits cannot even become a float: check its size first.
+        if (isinstance(raw, int) and abs(raw) >= limit) or (isinstance(raw, float) and not math.isfinite(raw)) \
+                or abs(raw) >= limit:
             shown = str(raw) if len(str(raw)) <= 24 else str(raw)[:20] + "…"
             return f"{path}: number {shown} is out of range"
         return None

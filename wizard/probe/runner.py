@@ -41,6 +41,29 @@ class RunResult:
         return self.status == "ok" and self.returncode == 0
 
 
+_NEUTRAL: list[str | None] = []
+
+
+def neutral_cwd() -> str | None:
+    """An empty folder for Python children to start in, made once and removed at exit.
+
+    A child started in the user's folder puts that folder first on its path: a json.py or
+    platform.py of theirs would replace the standard library inside our check. None when no
+    folder can be made (a read-only temp): the child's own path clean-up still applies."""
+    with _LIVE_LOCK:
+        if not _NEUTRAL:
+            import shutil
+            import tempfile
+
+            try:
+                folder: str | None = tempfile.mkdtemp(prefix="gpu-wizard-")
+                atexit.register(shutil.rmtree, folder, True)
+            except OSError:
+                folder = None
+            _NEUTRAL.append(folder)
+        return _NEUTRAL[0]
+
+
 def run_bounded(
     argv: list[str],
     timeout: float,

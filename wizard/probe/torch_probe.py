@@ -32,7 +32,7 @@ from pathlib import Path
 from wizard.i18n import t
 from wizard.probe import _torch_child
 from wizard.probe.model import Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo
-from wizard.probe.runner import RunResult, run_bounded
+from wizard.probe.runner import RunResult, neutral_cwd, run_bounded
 
 DEFAULT_TIMEOUT = 25.0
 PATH_QUERY_TIMEOUT = 5.0
@@ -80,6 +80,8 @@ class StaticFacts:
     prefix: str | None = None            # sys.prefix: the environment's folder
     # torchvision / torchaudio installed beside torch: a new torch must bring matching ones.
     companions: tuple[str, ...] = ()
+    # A torch.py, or a torch folder that is not PyTorch, that `import torch` would find first.
+    shadow: str | None = None
 
     @property
     def libraries_size_mb(self) -> float | None:
@@ -307,8 +309,8 @@ def _apple_silicon(python_arch: str | None) -> bool:
 def _facts_without_record(folder: str, python_version: str | None, python_arch: str | None) -> StaticFacts:
     """A torch with no install record (a source checkout, a stray folder or torch.py)."""
     torch_dir = os.path.join(folder, "torch")
-    if not os.path.isdir(torch_dir):  # a torch.py: not PyTorch, the child will say so
-        return StaticFacts(True, python_version, python_arch)
+    if not os.path.isdir(torch_dir):  # a torch.py: not PyTorch
+        return StaticFacts(True, python_version, python_arch, shadow=os.path.join(folder, "torch.py"))
     values = read_version_py(torch_dir)
     version = values.get("__version__")
     build = build_of(version, values.get("cuda"), values.get("hip"), values.get("xpu"),
@@ -317,6 +319,15 @@ def _facts_without_record(folder: str, python_version: str | None, python_arch: 
                        cuda_version=values.get("cuda"), hip_version=values.get("hip"),
                        xpu_version=values.get("xpu"), location=torch_dir,
                        torch_size_mb=round(_walk_bytes(torch_dir) / MB, 1))
+
+
+def _current_folder() -> str | None:
+    """The user's folder, where `import torch` looks first; None if it was deleted under us
+    (os.getcwd() then raises)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def _is_running_interpreter(python: str | None) -> bool:
@@ -339,11 +350,15 @@ def static_torch_facts(python: str | None = None, extra_path: list[str] | None =
 def _static_torch_facts(python: str | None, extra_path: list[str] | None,
                         timeout: float, sizes: bool = True, background: bool = False) -> StaticFacts:
     extra = list(extra_path or [])
+    here = _current_folder()
     if _is_running_interpreter(python):
-        entries = extra + [p if p else os.getcwd() for p in sys.path]
-        return replace(facts_from_path(entries, platform.python_version(), platform.machine(), sizes),
-                       prefix=sys.prefix)
-    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra), background=background)
+        # What `python` typed here would see: this folder first, then the interpreter's path
+        # (our own sys.path[0] is where gpu-wizard was started from, not the user's folder).
+        entries = extra + [here] + [p for p in sys.path[1:] if p]
+        facts = facts_from_path([e for e in entries if e], platform.python_version(), platform.machine(), sizes)
+        return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
+    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra), cwd=neutral_cwd(),
+                         background=background)
     if not result.ok:
         return StaticFacts(False, detail=result.detail or _last_line(result.stderr) or result.status)
     try:
@@ -352,8 +367,21 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
             raise TypeError
     except (ValueError, IndexError, TypeError):
         return StaticFacts(False, detail="its answer was not a Python's")
-    facts = facts_from_path([str(p) if p else os.getcwd() for p in path], version, arch, sizes)
-    return replace(facts, prefix=prefix if isinstance(prefix, str) else None)
+    # Its "" entry is the folder it was started in: for the user, this folder.
+    entries = [str(p) if p else here for p in path]
+    facts = facts_from_path([e for e in entries if e], version, arch, sizes)
+    return _own_folder_shadow(replace(facts, prefix=prefix if isinstance(prefix, str) else None), here)
+
+
+def _own_folder_shadow(facts: StaticFacts, here: str | None) -> StaticFacts:
+    """A torch folder without a version in the user's folder is their own package, not PyTorch.
+
+    The child that imports torch runs elsewhere and cannot see it, so it is named here. (One
+    elsewhere on the path is a broken PyTorch, and the child reports how it fails.)"""
+    if here and facts.version is None and facts.location and \
+            os.path.normcase(facts.location) == os.path.normcase(os.path.join(here, "torch")):
+        return replace(facts, shadow=facts.location)
+    return facts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,7 +482,7 @@ class TorchProbeJob:
             self._chosen.set()
         argv = [self.interpreter, "-c", child_source()] + flags
         try:
-            self._run = run_bounded(argv, self.timeout, env=child_env(extra_path))
+            self._run = run_bounded(argv, self.timeout, env=child_env(extra_path), cwd=neutral_cwd())
         except Exception as exc:  # run_bounded should not raise; this is the last net
             self._run = RunResult("error", detail=f"{type(exc).__name__}: {exc}")
 
@@ -553,6 +581,10 @@ def assemble(run: RunResult, static: StaticFacts | None, interpreter: str, timeo
         if status == "not-installed" and static.installed:
             # pip's record says torch is there, Python cannot find it: a broken install.
             status = "import-error"
+    if static.shadow and status in ("ok", "not-installed", "import-error"):
+        # The check ran in a neutral folder; in the user's, their torch.py is what imports.
+        status, error_line = "import-error", f"'torch' here{SHADOW_MARK}{static.shadow}"
+        data = {k: v for k, v in (data or {}).items() if k in ("python_version", "machine")}
     if data and data.get("location") and static.location and \
             os.path.normcase(data["location"]) != os.path.normcase(static.location):
         # The static scan looked at another copy than the one that imported: measure that one.
@@ -584,6 +616,9 @@ def _stopped_during_tests(data: dict, run: RunResult, timeout: float) -> dict:
         tests.append(test)
     return {**data, "gpu_tests": tests, "stopped": why}
 
+
+# How the child (and the static scan) word a torch that is not PyTorch; findings key on it.
+SHADOW_MARK = " is not PyTorch: "
 
 _NOTE_STATUS = {"ok": "ok", "not-installed": "unavailable", "import-error": "error",
                 "crashed": "error", "timeout": "timeout"}
@@ -707,6 +742,8 @@ def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = Non
         if info.error_line and not info.python_version:
             return t("torch.probe.interpreter-missing", lang, **values)
         return t("torch.probe.not-installed", lang, **values)
+    if info.status == "import-error" and SHADOW_MARK in values["error"]:
+        return t("torch.probe.shadowed", lang, path=values["error"].split(SHADOW_MARK, 1)[1])
     if info.status == "import-error":
         key = "import-error-library" if re.search(r"\.so|\.dll|shared object|DLL", values["error"]) \
             else "import-error"
