@@ -665,3 +665,56 @@ def test_a_deleted_current_folder_does_not_stop_the_check(tmp_path, monkeypatch)
     gone.rmdir()
     info, _, _ = probe_torch(timeout=120)
     assert info.status == "ok", info.error_line
+
+
+# --- an interpreter that answers in bad faith ------------------------------------------------
+
+def fake_python(tmp_path: Path, answer: str, exit_code: int = 0) -> str:
+    """A "python" that answers the path query honestly and the torch child with `answer`."""
+    script = tmp_path / "python3"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import json, platform, sys\n"
+        "code = sys.argv[2] if len(sys.argv) > 2 else ''\n"
+        "if 'sys.prefix' in code and 'import torch' not in code:\n"
+        "    print(json.dumps([[], platform.python_version(), platform.machine(), sys.prefix]))\n"
+        "    sys.exit(0)\n"
+        f"sys.stdout.write({answer!r})\n"
+        f"sys.exit({exit_code})\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+WRONG_TYPES = {
+    "status": "ok", "version": 5, "cuda": "abc", "cuda_available": "yes", "device_count": True,
+    "devices": [{"name": 7, "capability": "$(x)", "memory_gb": 1e308}, "cuda:0", {"memory_gb": "8"}],
+    "arch_list": "sm_90", "warnings": 5, "gpu_tests": {"a": 1}, "visible_devices": [1, 2],
+    "python_version": "latest", "machine": ["x86_64"], "benchmark": {"cpu_gflops": "fast", "matrix_size": 1},
+    "import_seconds": float("inf"), "location": None,
+}
+
+
+def test_an_answer_with_wrong_types_is_a_plain_status_never_a_crash(tmp_path):
+    import json as _json
+
+    line = "\n" + _torch_child.MARKER + _json.dumps(WRONG_TYPES) + "\n"
+    python = fake_python(tmp_path, line)
+    info, bench, _ = probe_torch(python, timeout=20, benchmark=True)
+    assert info.status == "ok"
+    assert info.version is None and info.cuda_version is None and info.cuda_available is None
+    assert [(d.name, d.capability, d.memory_gb) for d in info.devices] == [("7", None, None), ("GPU", None, None)]
+    assert bench is None
+    # What it said holds the rules every report is checked against.
+    assert machine_from_dict({**to_dict_base(), "torch": to_dict(info)})
+
+
+def to_dict_base() -> dict:
+    return {"os": "Linux", "os_version": "x", "arch": "x86_64", "python_version": "3.11.7", "cpu_model": "c",
+            "chassis": "vm", "nvidia": {"status": "no-library"}}
+
+
+def test_a_program_that_only_looks_like_python_is_named_so(tmp_path):
+    python = fake_python(tmp_path, "hello\n")
+    info, _, _ = probe_torch(python, timeout=20)
+    assert info.status == "not-installed"
+    assert "did not answer the way Python does" in info.message

@@ -25,6 +25,7 @@ from wizard.findings import Finding, make_finding
 from wizard.i18n import t
 from wizard.install import OVERRIDE_TARGET, TorchChoice, choose_for_machine, macos_version_of, rocm_gpus
 from wizard.probe.model import Machine, TorchInfo
+from wizard.probe.torch_probe import NOT_PYTHON
 from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
 from wizard.vendor_gpus import amd_gfx, hsa_override, intel_xpu_capable
 
@@ -126,6 +127,8 @@ def _status_findings(case: _Case) -> list[Finding] | None:
     mac = _macos_too_old(case)
     if mac is not None and torch.status in ("import-error", "crashed"):
         return [mac]
+    if torch.status == "not-installed" and torch.error_line == NOT_PYTHON:
+        return [case.finding("torch-not-python", "warning", interpreter=torch.interpreter or "python")]
     if torch.status == "not-installed":
         return [case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
     if torch.status == "timeout":

@@ -44,6 +44,13 @@ def _like(pattern: str, example: str) -> dict[str, Any]:
     return {"pattern": pattern, "example": example}
 
 
+def fits(cls: type, name: str, value: Any) -> bool:
+    """Whether `value` has the form field `name` of `cls` requires (its pattern), for data from
+    a child process, which the same rules as a file must hold."""
+    pattern = next(f for f in dataclasses.fields(cls) if f.name == name).metadata.get("pattern")
+    return not pattern or (isinstance(value, str) and re.fullmatch(pattern, value) is not None)
+
+
 _CC = r"\d{1,2}\.\d"
 _VERSION = r"\d{1,4}(\.\d{1,4}){0,3}"
 _PYTHON = r"\d{1,2}\.\d{1,3}(\.\d{1,3})?[a-z0-9+]*"

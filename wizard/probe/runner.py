@@ -17,8 +17,13 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 _GRACE_SECONDS = 1.0
+# Every answer we read is a few kilobytes; a child that floods its pipes (a loop, a hostile
+# "python") is stopped rather than held in memory. Of stderr only the end matters.
+MAX_STDOUT = 8 * 2**20
+MAX_STDERR = 256 * 2**10
 
 # Children still running. They live in their own process groups, so a Ctrl+C in the terminal
 # does not reach them: whoever stops early (an interrupt, the wizard quitting mid-probe) kills
@@ -104,36 +109,79 @@ def run_bounded(
             os.setpriority(os.PRIO_PROCESS, proc.pid, 10)
         except OSError:  # already gone, or not allowed: it just runs at normal priority
             pass
+    out, err = _Reader(proc.stdout, MAX_STDOUT, keep="head", on_full=lambda: _kill_group(proc)), \
+        _Reader(proc.stderr, MAX_STDERR, keep="tail")
     try:
-        out, err = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        out = err = b""
-        try:
-            # What it wrote before it hung still counts (the torch child reports as it goes).
-            out, err = proc.communicate(timeout=_GRACE_SECONDS)
-        except (subprocess.TimeoutExpired, OSError, ValueError):
-            pass  # abandoned: stuck in the kernel; the OS reaps it when it wakes up
-        return RunResult(
-            "timeout",
-            stdout=(out or b"").decode("utf-8", errors="replace"),
-            stderr=(err or b"").decode("utf-8", errors="replace"),
-            seconds=time.monotonic() - start,
-            detail=f"no answer within {timeout:g} s",
-        )
+        # What it wrote before it hung still counts (the torch child reports as it goes); a
+        # child stuck in the kernel is abandoned and reaped by the OS when it wakes up.
+        out.join(_GRACE_SECONDS)
+        err.join(_GRACE_SECONDS)
+        return RunResult("timeout", stdout=out.text(), stderr=err.text(),
+                         seconds=time.monotonic() - start, detail=f"no answer within {timeout:g} s")
     except BaseException:  # interrupted (Ctrl+C, SIGTERM): take the child down too
         _kill_group(proc)
         raise
     finally:
         with _LIVE_LOCK:
             _LIVE.discard(proc)
+    # Whatever it started in its group goes with it (a grandchild holding our pipes open, or
+    # a daemon it left behind), so nothing of a probe outlives the probe.
+    _kill_group(proc)
+    out.join(max(_GRACE_SECONDS, timeout - (time.monotonic() - start)))
+    err.join(_GRACE_SECONDS)
     seconds = time.monotonic() - start
-    stdout = out.decode("utf-8", errors="replace")
-    stderr = err.decode("utf-8", errors="replace")
+    stdout, stderr = out.text(), err.text()
+    if out.overflowed:
+        return RunResult("error", proc.returncode, stdout, stderr, seconds,
+                         f"it wrote more than {MAX_STDOUT // 2**20} MB of output")
     if proc.returncode is not None and proc.returncode < 0:
         sig = _signal_name(-proc.returncode)
         return RunResult("crashed", proc.returncode, stdout, stderr, seconds, f"killed by {sig}")
     return RunResult("ok", proc.returncode, stdout, stderr, seconds)
+
+
+class _Reader:
+    """One pipe, read in a thread to EOF: the first `limit` bytes (head) or the last (tail)."""
+
+    def __init__(self, pipe: Any, limit: int, keep: str, on_full: Callable[[], None] | None = None):
+        self.data = bytearray()
+        self.overflowed = False
+        self._pipe, self._limit, self._keep, self._on_full = pipe, limit, keep, on_full
+        self._thread = threading.Thread(target=self._run, daemon=True, name="run-bounded-reader")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                chunk = self._pipe.read1(65536) if hasattr(self._pipe, "read1") else self._pipe.read(65536)
+                if not chunk:
+                    break
+                if self._keep == "tail":
+                    self.data += chunk
+                    del self.data[:-self._limit]
+                elif not self.overflowed:
+                    room = self._limit - len(self.data)
+                    self.data += chunk[:room]
+                    if len(chunk) > room:
+                        self.overflowed = True
+                        if self._on_full is not None:
+                            self._on_full()
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                self._pipe.close()
+            except OSError:
+                pass
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def text(self) -> str:
+        return bytes(self.data).decode("utf-8", errors="replace")
 
 
 def kill_running() -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import math
 import os
 import platform
 import re
@@ -27,11 +28,14 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import Any
 from pathlib import Path
 
 from wizard.i18n import t
 from wizard.probe import _torch_child
-from wizard.probe.model import Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo
+from wizard.probe.model import (
+    MAX_ITEMS, Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo, fits,
+)
 from wizard.probe.runner import RunResult, neutral_cwd, run_bounded
 
 DEFAULT_TIMEOUT = 25.0
@@ -411,10 +415,54 @@ def parse_child_output(stdout: str) -> dict | None:
         if line.startswith(_torch_child.MARKER):
             try:
                 data = json.loads(line[len(_torch_child.MARKER):])
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
-            return data if isinstance(data, dict) else None
+            return _sane(data) if isinstance(data, dict) else None
     return None
+
+
+# What each key of the child's answer must be. Anything can print a line that starts with our
+# marker (a wrapper script, a tampered sitecustomize): a value of another type is dropped, so
+# nothing downstream meets a number where it expects text.
+_CHILD_TYPES: dict[str, Any] = {
+    "status": str, "error_line": str, "describe_error": str, "version": str, "cuda": str,
+    "hip": str, "xpu": str, "mps_built": bool, "cuda_available": bool, "mps_available": bool,
+    "xpu_available": bool, "device_count": int, "devices": list, "arch_list": list,
+    "python_version": str, "machine": str, "cpu_capability": str, "warnings": list,
+    "gpu_tests": list, "visible_devices": dict, "location": str, "import_seconds": (int, float),
+    "benchmark": dict, "threads": int, "stopped": str,
+}
+_CHILD_TEXT_LIMIT = 2000
+
+
+def _sane(data: dict) -> dict | None:
+    if data.get("status") not in ("ok", "not-installed", "import-error"):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = _CHILD_TYPES.get(key)
+        if kind is None or isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < 2**31:
+            continue
+        out[key] = value[:_CHILD_TEXT_LIMIT] if isinstance(value, str) else value
+    for key in ("cuda", "hip", "xpu"):
+        if key in out and not fits(TorchInfo, "cuda_version", out[key]):
+            del out[key]
+    if "python_version" in out and not fits(TorchInfo, "python_version", out["python_version"]):
+        del out["python_version"]
+    for key in ("arch_list", "warnings"):
+        if key in out:
+            out[key] = [v[:200] for v in out[key] if isinstance(v, str)][:MAX_ITEMS]
+    for key in ("devices", "gpu_tests"):
+        if key in out:
+            out[key] = [v for v in out[key] if isinstance(v, dict)][:MAX_ITEMS]
+    if "visible_devices" in out:
+        out["visible_devices"] = {k: v[:200] for k, v in out["visible_devices"].items()
+                                  if isinstance(k, str) and isinstance(v, str)}
+    return out
 
 
 def _last_line(text: str) -> str:
@@ -570,6 +618,12 @@ def assemble(run: RunResult, static: StaticFacts | None, interpreter: str, timeo
     elif run.status == "crashed":
         status = "crashed"
         error_line = run.detail.removeprefix("killed by ") or "crashed"
+    elif data is None and run.returncode == 0:
+        # Python running our child always answers or fails; a clean exit without an answer is
+        # a program that only looks like Python (a wrapper, a stub, something else entirely).
+        status = "not-installed"
+        error_line = NOT_PYTHON
+        static = replace(static, installed=False, python_version=None)
     elif data is None:
         code = run.returncode if run.returncode is not None else -1
         crash = _WINDOWS_CRASHES.get(code & 0xFFFFFFFF)
@@ -617,6 +671,8 @@ def _stopped_during_tests(data: dict, run: RunResult, timeout: float) -> dict:
     return {**data, "gpu_tests": tests, "stopped": why}
 
 
+NOT_PYTHON = "it ran but did not answer like Python"
+
 # How the child (and the static scan) word a torch that is not PyTorch; findings key on it.
 SHADOW_MARK = " is not PyTorch: "
 
@@ -639,8 +695,10 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
     else:
         build = static.build if static.installed else None
     devices = tuple(
-        TorchDevice(name=str(d.get("name", "?")), capability=d.get("capability"),
-                    memory_gb=d.get("memory_gb"))
+        TorchDevice(name=str(d.get("name") or "GPU")[:200],
+                    capability=d.get("capability") if fits(TorchDevice, "capability", d.get("capability"))
+                    else None,
+                    memory_gb=_number(d.get("memory_gb")))
         for d in data.get("devices", []) if isinstance(d, dict)
     ) if live else ()
     has_sizes = static.installed and static.torch_size_mb is not None
@@ -676,6 +734,12 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
     )
 
 
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and 0 <= value < 1e6
+    return float(value) if ok else None
+
+
 def _gpu_tests(raw: object) -> tuple[GpuTest, ...]:
     tests = []
     for item in raw if isinstance(raw, list) else []:
@@ -683,30 +747,32 @@ def _gpu_tests(raw: object) -> tuple[GpuTest, ...]:
             continue  # "running" never survives _stopped_during_tests; anything else is garbage
         seconds = item.get("seconds")
         tests.append(GpuTest(
-            device=str(item.get("device") or "gpu"), status=item["status"],
-            name=str(item["name"]) if item.get("name") else None,
+            device=str(item.get("device") or "gpu")[:40], status=item["status"],
+            name=str(item["name"])[:200] if item.get("name") else None,
             error_line=str(item["error_line"])[:400] if item.get("error_line") else None,
-            seconds=float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None,
+            seconds=_number(seconds),
         ))
     return tuple(tests)
 
 
 def _benchmark(raw: dict) -> Benchmark | None:
-    try:
-        return Benchmark(
-            cpu_gflops=float(raw["cpu_gflops"]),
-            matrix_size=int(raw["matrix_size"]),
-            dtype=str(raw.get("dtype", "float32")),
-            gpu_tflops=float(raw["gpu_tflops"]) if raw.get("gpu_tflops") is not None else None,
-            gpu_matrix_size=raw.get("gpu_matrix_size"),
-            gpu_backend=raw.get("gpu_backend"),
-            gpu_name=raw.get("gpu_name"),
-            gpu_error=raw.get("gpu_error"),
-            cpu_threads=raw.get("threads"),
-            seconds=raw.get("seconds"),
-        )
-    except (KeyError, TypeError, ValueError):
+    def whole(value: Any) -> int | None:
+        number = _number(value)
+        return int(number) if number is not None and number == int(number) else None
+
+    def text(value: Any) -> str | None:
+        return value[:400] if isinstance(value, str) else None
+
+    cpu, size = _number(raw.get("cpu_gflops")), whole(raw.get("matrix_size"))
+    if cpu is None or size is None:
         return None
+    return Benchmark(
+        cpu_gflops=cpu, matrix_size=size, dtype=text(raw.get("dtype")) or "float32",
+        gpu_tflops=_number(raw.get("gpu_tflops")), gpu_matrix_size=whole(raw.get("gpu_matrix_size")),
+        gpu_backend=text(raw.get("gpu_backend")), gpu_name=text(raw.get("gpu_name")),
+        gpu_error=text(raw.get("gpu_error")), cpu_threads=whole(raw.get("threads")),
+        seconds=_number(raw.get("seconds")),
+    )
 
 
 def _note_detail(info: TorchInfo, data: dict | None) -> str | None:
@@ -739,6 +805,8 @@ def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = Non
         "devices": ", ".join(d.name for d in info.devices) or "?",
     }
     if info.status == "not-installed":
+        if info.error_line == NOT_PYTHON:
+            return t("torch.probe.not-python", lang, **values)
         if info.error_line and not info.python_version:
             return t("torch.probe.interpreter-missing", lang, **values)
         return t("torch.probe.not-installed", lang, **values)
