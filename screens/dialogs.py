@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from wizard.i18n import t
 
 from screens.step import ui
-from screens.widgets import Guide
+from screens.widgets import Guide, shown_text
 
 
 def ascii_borders(dialog: ModalScreen) -> None:
@@ -70,9 +70,9 @@ class ExistsDialog(ModalScreen[Optional[str]]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Content(ui("save.exists", self.lang, path=self.path.name)), id="exists-text")
+            yield Static(Content(shown_text(ui("save.exists", self.lang, path=self.path.name))), id="exists-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(Content(ui("save.use_next", self.lang, name=self.suggestion.name)),
+                yield Button(Content(shown_text(ui("save.use_next", self.lang, name=self.suggestion.name))),
                              id="next-free", variant="primary", compact=True)
                 yield Button(ui("save.other_name", self.lang), id="other", compact=True)
 
@@ -102,7 +102,7 @@ class PythonDialog(ModalScreen[Optional[str]]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(Content(ui("python.dialog_text", self.lang)))
-            options = [Option(Content(path + (f"  (torch {version})" if version else "")), id=str(i))
+            options = [Option(Content(shown_text(path + (f"  (torch {version})" if version else ""))), id=str(i))
                        for i, (path, version) in enumerate(self.choices)]
             yield OptionList(*options, id="python-choices")
             yield Input(placeholder=ui("python.path_placeholder", self.lang), id="python-path")

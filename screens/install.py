@@ -22,6 +22,7 @@ from wizard.textout import asciify, strip_controls
 
 from screens.dialogs import ascii_borders
 from screens.step import ui
+from screens.widgets import shown_text
 
 
 class InstallScreen(ModalScreen[Optional[dict]]):
@@ -38,7 +39,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         self.outcome: dict | None = None
 
     def text(self, text: str) -> Content:
-        return Content(asciify(text) if getattr(self.app, "ascii_marks", False) else text)
+        return Content(shown_text(asciify(text) if getattr(self.app, "ascii_marks", False) else text))
 
     def compose(self) -> ComposeResult:
         from wizard.torch_lines import interpreter_line

@@ -93,13 +93,18 @@ def gpu_checks(live: Live, lang: str) -> list[Check]:
         problem = _probe_problem(live, "hardware", lang)
         return [problem or Check("info", _u("check.gpus_none", lang))]
     out = []
-    for gpu in gpus:
+    for gpu in gpus[:MAX_GPU_LINES]:
         usable = gpu.vendor == "nvidia" and gpu.source == "nvml"
         kind = "ok" if usable or gpu.vendor == "apple" else "info"
         if gpu.vendor == "nvidia" and not usable:
             kind = "warning"
         out.append(Check(kind, gpu_text(gpu, lang)))
+    if len(gpus) > MAX_GPU_LINES:  # a server (or a replayed report) with more than fit a screen
+        out.append(Check("info", _u("check.gpus_more", lang, count=len(gpus) - MAX_GPU_LINES)))
     return out
+
+
+MAX_GPU_LINES = 8
 
 
 def nvidia_check(live: Live, lang: str) -> Check:

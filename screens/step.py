@@ -27,7 +27,7 @@ from wizard.textout import asciify
 
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
-from screens.widgets import CheckPanel, Guide
+from screens.widgets import CheckPanel, Guide, clip, shown_text
 
 if TYPE_CHECKING:
     from wizard.app import WizardApp
@@ -263,11 +263,11 @@ class StepScreen(Screen):
     def text(self, text: str) -> Wrapped:
         """Text for a widget: never markup (content may hold "[...]"), wrapped the way Chinese
         wraps (between characters; Textual wraps only at spaces), ASCII under LANG=C."""
-        return Wrapped(Text(asciify(text) if self.wizard.ascii_marks else text))
+        return Wrapped(Text(clip(shown_text(asciify(text) if self.wizard.ascii_marks else text))))
 
     def line(self, text: str) -> Content:
         """A one-line text (cut with … when too long), never markup."""
-        return Content(asciify(text) if self.wizard.ascii_marks else text)
+        return Content(shown_text(asciify(text) if self.wizard.ascii_marks else text))
 
     def note(self, widget_id: str, text: str, kind: str = "info") -> None:
         """Show a short message under the question (validation, detection)."""

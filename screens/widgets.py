@@ -62,6 +62,24 @@ def _theme_color(widget: Static, variable: str):
         return None
 
 
+# A replayed report's own text may run to 10,000 characters: the screen shows the start of it
+# (the file keeps it all), so a hostile file cannot make every frame wrap pages of text.
+MAX_SHOWN_CHARS = 600
+
+
+def shown_text(text: str) -> str:
+    """Text bound for the screen with no control character left in it: a file name, a probe's
+    message or a replayed report can carry escape sequences, and the last line of defence is
+    here, where everything is drawn."""
+    from wizard.textout import strip_controls
+
+    return strip_controls(text)
+
+
+def clip(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS - 1] + "…"
+
+
 class Bullets(Static):
     """Lines with a mark in front and a hanging indent, so wrapped lines stay aligned.
 
@@ -80,6 +98,7 @@ class Bullets(Static):
         self._items = [self._clean(mark, text) for mark, text in items]
 
     def _clean(self, mark: str, text: str) -> tuple[str, str]:
+        text = clip(shown_text(text))
         return (asciify(mark), asciify(text)) if self.ascii_text else (mark, text)
 
     def on_mount(self) -> None:

@@ -499,16 +499,21 @@ async def test_copy_without_a_command_warns_instead_of_copying():
 
 # ------------------------------------------------------------------------ saving ---
 
+async def save_into_the_exists_dialog(pilot, app) -> None:
+    """Walk to the save step, press Save, and wait for "that name is taken"."""
+    await walk(pilot)
+    await pilot.press("ctrl+n")
+    await at_step(pilot, "save")
+    await pilot.press("enter")
+    await until(pilot, lambda: type(app.screen).__name__ == "ExistsDialog", what="the dialog")
+
+
 async def test_an_existing_file_is_never_overwritten(tmp_path):
     target = tmp_path / "report.toml"
     target.write_text("precious = true\n", encoding="utf-8")
     app = make_app("en", machine=machine("laptop-4060"), report_path=target)
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
-        await pilot.press("enter")
-        await until(pilot, lambda: type(app.screen).__name__ == "ExistsDialog", what="the dialog")
+        await save_into_the_exists_dialog(pilot, app)
         assert "report-2.toml" in str(app.screen.query_one("#next-free").label)
         await pilot.press("enter")                       # "Save as report-2.toml"
         await until(pilot, lambda: app.saved_path is not None, what="saving")
@@ -522,11 +527,7 @@ async def test_choosing_another_name_after_exists(tmp_path):
     target.write_text("x = 1\n", encoding="utf-8")
     app = make_app("zh", machine=machine("laptop-4060"), report_path=target)
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
-        await pilot.press("enter")
-        await until(pilot, lambda: type(app.screen).__name__ == "ExistsDialog", what="the dialog")
+        await save_into_the_exists_dialog(pilot, app)
         await pilot.click("#other")
         await at_step(pilot, "save")
         field = app.screen.query_one("#path")
@@ -587,6 +588,41 @@ async def test_a_folder_as_the_path_saves_the_default_name_inside_it(tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: app.saved_path is not None, what="saving")
     assert app.saved_path == tmp_path / "gpu-report-20261130-120000.toml"
+
+
+async def test_a_dangling_link_is_a_taken_name_and_the_dialog_offers_a_free_one(tmp_path):
+    target = tmp_path / "report.toml"
+    target.symlink_to(tmp_path / "nowhere")
+    app = make_app("en", machine=machine("laptop-4060"), report_path=target)
+    async with app.run_test() as pilot:
+        await save_into_the_exists_dialog(pilot, app)
+        assert "report-2.toml" in str(app.screen.query_one("#next-free").label)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.saved_path is not None, what="saving")
+    assert app.saved_path == tmp_path / "report-2.toml"
+    assert target.is_symlink() and not (tmp_path / "nowhere").exists()
+
+
+async def test_a_deleted_current_folder_is_explained_and_home_offered(tmp_path, monkeypatch):
+    gone, home = tmp_path / "gone", tmp_path / "home"
+    gone.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    app = make_app("en", machine=machine("laptop-4060"), home=home)
+    async with app.run_test() as pilot:
+        await walk(pilot)
+        await pilot.press("ctrl+n")
+        await at_step(pilot, "save")
+        field = app.screen.query_one("#path")
+        assert Path(field.value).parent == home       # the default goes where it can be saved
+        field.value = "mine.toml"
+        await pilot.press("enter")
+        await until(pilot, lambda: "-error" in app.screen.query_one("#note").classes, what="the error")
+        assert "currentfoldernolongerexists" in note_text(app)   # shown() drops spaces
+        await pilot.click("#home")
+        await until(pilot, lambda: app.saved_path is not None, what="saving at home")
+    assert app.saved_path == home / "mine.toml"
 
 
 async def test_quitting_midway_saves_nothing(tmp_path):

@@ -111,3 +111,54 @@ def test_quitting_in_the_middle_leaves_no_file(terminal, tmp_path):
     after = term.wait_for("WIZARD-EXIT-0")
     assert t("ui.exit.not_saved", "en") in after
     assert list(tmp_path.iterdir()) == []
+
+
+# --- no terminal: say so and stop, never hang or draw into a file ---------------------------
+
+NO_TERMINAL = t("ui.exit.no_terminal", "en", why="").split("(")[0]   # "gpu-wizard: the wizard needs a terminal "
+
+
+@pytest.mark.parametrize("stdin", ["devnull", "closed"])
+def test_without_a_keyboard_the_wizard_says_what_to_use_instead(stdin, tmp_path):
+    import sys
+
+    redirect = "</dev/null" if stdin == "devnull" else "<&-"
+    done = subprocess.run(["sh", "-c", f'exec "$0" -m wizard --lang en {redirect}', sys.executable],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env=dict(os.environ, TERM="xterm-256color"))
+    assert done.returncode == 2
+    assert NO_TERMINAL in done.stderr and "gpu-wizard check" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_and_a_headless_run_work_with_stdin_closed(tmp_path):
+    import sys
+
+    report = tmp_path / "r.toml"
+    done = subprocess.run(["sh", "-c", 'exec "$0" -m wizard --lang en --machine "$1" --answers "$1" '
+                           '--report "$2" <&-', sys.executable, str(ROOT / "tests" / "faults" / "student-zh.toml"),
+                           str(report)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert report.exists()
+    done = subprocess.run(["sh", "-c", 'exec "$0" -m wizard check --machine "$1" <&-', sys.executable,
+                           str(MACHINE)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
+@pytest.mark.parametrize("how", ["TERM=dumb", "piped"])
+def test_in_a_terminal_that_cannot_draw_it_the_wizard_stops_with_a_sentence(terminal, tmp_path, how):
+    command = installed_command()
+    assert command, "gpu-wizard is not installed in this environment"
+    term_value = "dumb" if how == "TERM=dumb" else "xterm-256color"
+    pipe = " | cat" if how == "piped" else ""
+    shell = (f"cd {shlex.quote(str(tmp_path))} && env -i PATH={shlex.quote(os.environ['PATH'])} "
+             f"HOME={shlex.quote(str(tmp_path))} TERM={term_value} LANG=en_US.UTF-8 "
+             f"{shlex.quote(command)}{pipe}; echo WIZARD-EXIT-${{PIPESTATUS:-$?}}; sleep 120")
+    term = terminal(f"noterm-{how[:5]}", "bash -c " + shlex.quote(shell))
+    after = term.wait_for("WIZARD-EXIT-", timeout=60)
+    assert NO_TERMINAL.strip() in " ".join(after.split())
+    assert "WIZARD-EXIT-2" in after
+    assert term.modes().get("alternate_on") == "0"

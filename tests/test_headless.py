@@ -151,6 +151,51 @@ def test_a_report_in_a_missing_folder(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def _run_to(tmp_path, report: str, *extra: str) -> int:
+    answers = tmp_path / "answers.toml"
+    answers.write_text(GOOD, encoding="utf-8")
+    return main(["--answers", str(answers), "--report", report, "--machine",
+                 str(MACHINES / "vm-no-gpu.toml"), "--lang", "en", *extra])
+
+
+def test_a_folder_as_the_report_saves_the_default_name_inside_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert _run_to(tmp_path, ".") == 0
+    saved = list(tmp_path.glob("gpu-report-*.toml"))
+    assert len(saved) == 1 and validate_report(tomllib.loads(saved[0].read_text(encoding="utf-8"))) == []
+    assert _run_to(tmp_path, str(tmp_path)) == 0       # the same second: the next free name
+    assert len(list(tmp_path.glob("gpu-report-*.toml"))) == 2
+
+
+def test_a_name_longer_than_the_file_system_allows(tmp_path, capsys):
+    assert _run_to(tmp_path, str(tmp_path / ("a" * 300 + ".toml"))) == 2
+    err = capsys.readouterr().err
+    assert "longer than the file system allows" in err and "Traceback" not in err
+
+
+def test_a_dangling_link_as_the_report_is_a_taken_name(tmp_path, capsys):
+    link = tmp_path / "r.toml"
+    link.symlink_to(tmp_path / "nowhere")
+    assert _run_to(tmp_path, str(link)) == 2
+    assert "r-2.toml" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_deleted_current_folder(tmp_path, capsys, monkeypatch):
+    gone, home = tmp_path / "gone", tmp_path / "home"
+    gone.mkdir()
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    assert _run_to(tmp_path, "r.toml") == 2             # a relative name: nowhere to put it
+    assert "current folder no longer exists" in capsys.readouterr().err
+    answers = tmp_path / "answers.toml"
+    assert main(["--answers", str(answers), "--machine", str(MACHINES / "vm-no-gpu.toml"),
+                 "--lang", "en"]) == 0                   # no name given: the home folder
+    assert len(list(home.glob("gpu-report-*.toml"))) == 1
+
+
 def test_a_broken_machine_file(tmp_path, capsys):
     bad = tmp_path / "machine.toml"
     bad.write_text('[machine]\nos = "BeOS"\n', encoding="utf-8")

@@ -262,3 +262,22 @@ async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_p
     assert run_cli("report", "validate", str(saved)).returncode == 0
     shown_text = run_cli("report", "show", str(saved), "--lang", "en").stdout
     assert f"Saved from a replay of a report recorded {rec.created}" in shown_text
+
+
+def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel():
+    import dataclasses
+
+    from screens.facts import from_machine
+    from screens.panels import MAX_GPU_LINES, gpu_checks
+    from screens.widgets import MAX_SHOWN_CHARS, Bullets
+    from wizard.machine_file import load_machine
+
+    machine = load_machine(ROOT / "tests" / "machines" / "h200-server.toml")
+    gpu = dataclasses.replace(machine.gpus[0], name="H200 " * 2000)
+    machine = dataclasses.replace(machine, gpus=(gpu,) * 60)
+    checks = gpu_checks(from_machine(machine), "en")
+    assert len(checks) == MAX_GPU_LINES + 1
+    assert checks[-1].text == f"… and {60 - MAX_GPU_LINES} more GPUs (the report lists them all)."
+    shown_items = Bullets([("•", c.text) for c in checks])._items
+    assert all(len(text) <= MAX_SHOWN_CHARS for _, text in shown_items)
+    assert shown_items[0][1].endswith("…")

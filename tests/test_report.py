@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wizard import report as report_module
 from wizard.advise import advise
@@ -105,7 +107,8 @@ def test_a_redacted_report_has_no_identifiers(knowledge):
     assert "hostname" not in data["machine"]
     assert all("uuid" not in g for g in data["machine"]["gpus"])
     assert data["machine"]["torch"]["interpreter"] == "python.exe"
-    assert "~" in data["machine"]["torch"]["message"]
+    # The environment's folder goes with the interpreter's path: the package inside it stays.
+    assert data["machine"]["torch"]["message"] == r"torch imported from <env>\Lib\site-packages\torch"
     assert data["redacted"] is True
     assert validate_report(data, knowledge) == []
 
@@ -160,6 +163,70 @@ def test_generic_user_names_do_not_blank_words():
     host = redact_report({"machine": {"hostname": "debian", "os_version": "Debian GNU/Linux 12"}},
                          identifiers=[])
     assert host["machine"] == {"os_version": "Debian GNU/Linux 12"}
+
+
+def test_a_home_folder_with_a_space_is_removed_whole():
+    out = redact_report({"machine": {"probes": [
+        {"detail": "/home/Ana Lopez/miniconda3/bin/python: ok"},
+        {"detail": r"C:\Users\Ana Lopez\AppData\Local\x and C:\Users\bo\y"},
+        {"detail": "/home/ana is missing; /home/ana went to /tmp"},
+    ]}}, identifiers=[])
+    details = [p["detail"] for p in out["machine"]["probes"]]
+    assert details == ["~/miniconda3/bin/python: ok", r"~\AppData\Local\x and ~\y",
+                       "~ is missing; ~ went to /tmp"]
+
+
+def test_the_interpreter_is_kept_by_name_in_every_text():
+    report = {"machine": {"torch": {
+        "interpreter": "/data/bob/env/bin/python3.11", "status": "import-error",
+        "error_line": "ImportError: /data/bob/env/lib/python3.11/site-packages/torch/lib/libtorch.so",
+        "message": "PyTorch in /data/bob/env/bin/python3.11 fails to load",
+        "other_pythons": [{"interpreter": "/srv/lab/bob/.venv/bin/python", "source": "path"}]}},
+        "findings": [{"id": "x", "severity": "error", "title": "t",
+                      "detail": "run /data/bob/env/bin/python3.11 -m pip install torch", "fix": ""}]}
+    out = redact_report(report, identifiers=[])
+    text = dumps_report(out)
+    assert "bob" not in text and "/data" not in text and "/srv" not in text
+    torch = out["machine"]["torch"]
+    assert torch["message"] == "PyTorch in python3.11 fails to load"
+    assert torch["error_line"] == "ImportError: <env>/lib/python3.11/site-packages/torch/lib/libtorch.so"
+    assert out["findings"][0]["detail"] == "run python3.11 -m pip install torch"
+    assert torch["other_pythons"][0]["interpreter"] == "python"
+
+
+def test_shared_system_folders_are_not_taken_for_an_environment():
+    report = {"machine": {"torch": {"interpreter": "/usr/bin/python3",
+                                    "error_line": "cannot open /usr/lib/x86_64-linux-gnu/libcuda.so.1"}}}
+    out = redact_report(report, identifiers=[])
+    assert out["machine"]["torch"]["error_line"] == "cannot open /usr/lib/x86_64-linux-gnu/libcuda.so.1"
+
+
+@pytest.mark.parametrize("name", ["darwin", "intel", "amd", "apple", "rtx", "geforce", "laptop", "nvml",
+                                  "cpu", "cuda", "ok", "linux", "vm", "Windows", "AMD64", "torch"])
+def test_an_identifier_that_is_a_hardware_or_schema_word_corrupts_nothing(knowledge, name):
+    for machine in ("laptop-4060", "apple-m2", "amd-rx7900", "h200-server"):
+        plain = a_report(knowledge, recorded(machine), redact=False)
+        out = redact_report(plain, identifiers=[name])
+        assert validate_report(out, knowledge) == [], (machine, name)
+        assert out["machine"]["gpus"] == plain["machine"]["gpus"]
+        assert out["machine"]["os"] == plain["machine"]["os"]
+        assert out["machine"]["cpu_model"] == plain["machine"]["cpu_model"]
+        assert [f["title"] for f in out["findings"]] == [f["title"] for f in plain["findings"]]
+
+
+IDENTIFIERS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12) \
+    | st.sampled_from(["darwin", "intel", "rtx", "nvidia", "python", "bob", "Ana Lopez", "8.6", "ok",
+                       "cuda", "laptop", "x86_64", "error", "555.99", "GeForce", "sm_90", "cu126"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(machine=st.sampled_from(sorted(p.stem for p in MACHINES.glob("*.toml"))),
+       names=st.lists(IDENTIFIERS, max_size=4), lang=st.sampled_from(["en", "zh"]))
+def test_a_redacted_report_always_validates(knowledge, machine, names, lang):
+    plain = a_report(knowledge, recorded(machine), lang=lang, redact=False)
+    out = redact_report(plain, identifiers=names)
+    assert validate_report(out, knowledge) == []
+    assert validate_report(tomllib.loads(dumps_report(out)), knowledge) == []
 
 
 def test_interpreter_name():

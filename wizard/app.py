@@ -461,14 +461,20 @@ class WizardApp(App[int]):
         return default_report_path(self.now(), self.cwd, self.home)
 
     def resolve_path(self, text: str) -> Path:
-        from wizard.report import next_free_path
+        from wizard.report import ReportSaveError, current_folder, next_free_path
 
         path = Path(os.path.expanduser(text.strip()))
         if not path.is_absolute():
-            path = (self.cwd or Path.cwd()) / path
-        if path.is_dir():
-            # A folder: save the default name inside it.
-            path = next_free_path(path / self.default_report_path().name)
+            here = self.cwd or current_folder()
+            if here is None:  # deleted under us: a relative name has nowhere to go
+                raise ReportSaveError(path, "report.error.cwd-gone")
+            path = here / path
+        try:
+            if path.is_dir():
+                # A folder: save the default name inside it.
+                path = next_free_path(path / self.default_report_path().name)
+        except OSError:  # a name the OS refuses: saving says why
+            pass
         return path
 
     def home_fallback(self, failed: Path) -> Path | None:
@@ -622,6 +628,10 @@ def run_app(args: argparse.Namespace) -> int:
             print(t("ui.replay.answers_ignored", lang or language_from_env(), problem=problem),
                   file=sys.stderr)
     lang = lang or language_from_env()
+    from wizard.commands.wizard_main import refuse_without_terminal
+
+    if refuse_without_terminal(lang):  # after the replay file: a broken one is named first
+        return 2
     app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
                    python=getattr(args, "python", None),
                    gpu_test=not getattr(args, "no_gpu_test", False),

@@ -7,6 +7,7 @@ and reading one treats the file as hostile (size cap, encoding, TOML errors with
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import errno
@@ -146,11 +147,14 @@ _GENERIC_NAMES = frozenset({
     "laptop", "workstation", "linux", "ubuntu", "debian", "fedora", "centos", "rocky", "arch",
     "archlinux", "manjaro", "kali", "mint", "pop-os", "raspberrypi", "localhost", "wsl", "docker",
 })
+# A user folder's name may hold spaces ("Ana Lopez") when a separator follows it; otherwise the
+# name ends at the first space ("/home/ana is missing").
+_USER = r"""(?P<user>[^\\/\s"':;,]+(?: [^\\/\s"':;,]+){0,3}(?=[\\/])|[^\\/\s"':;,]+)"""
 _HOME_PATTERNS = (
     re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/)"
-               r"(?P<user>[^\\/\s\"':;,]+)", re.IGNORECASE),
-    re.compile(r"/mnt/[a-z]/Users/(?P<user>[^/\s\"':;,]+)", re.IGNORECASE),
-    re.compile(r"(?<![\w.~-])/(?:var/)?home/(?P<user>[^/\s\"':;,]+)"),
+               + _USER, re.IGNORECASE),
+    re.compile(r"/mnt/[a-z]/Users/" + _USER, re.IGNORECASE),
+    re.compile(r"(?<![\w.~-])/(?:var/)?home/" + _USER),
     re.compile(r"(?<![\w.~-])/root(?=/|\b|$)"),
 )
 _GPU_UUID = re.compile(r"\b(?:GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b")
@@ -178,22 +182,22 @@ def redact_report(report: dict[str, Any], identifiers: Iterable[str] | None = No
 
     `identifiers` are extra names to scrub (default: this computer's host and user names);
     the machine's own hostname and user names found in home paths are always scrubbed.
+    Redaction goes by field: closed sets and forms (os, vendor, status, "8.6") and the facts a
+    probe reads (versions, GPU and CPU names) are never name-scrubbed, so a user called
+    `darwin` or `intel` leaves a report that still validates and still says what the hardware is.
+    Interpreters are kept by name only, in every text, and their environment's folder too.
     """
     names = set(local_identifiers() if identifiers is None else identifiers)
     machine = report.get("machine")
     if isinstance(machine, dict) and isinstance(machine.get("hostname"), str):
         names.add(machine["hostname"])
     names |= _users_in_paths(report)
-    names = {n for n in names if isinstance(n, str) and len(n) >= 3 and n.lower() not in _GENERIC_NAMES}
-    scrubber = _Scrubber(names)
-    out = scrubber.walk(report, ())
+    spared = _spared_words(report)
+    names = {n.strip() for n in names if isinstance(n, str) and len(n.strip()) >= 3
+             and _LETTER.search(n) and n.strip().lower() not in spared}
+    scrubber = _Scrubber(names, _interpreter_paths(report))
+    out = scrubber.report(report)
     out["redacted"] = True
-    torch = out.get("machine", {}).get("torch") if isinstance(out.get("machine"), dict) else None
-    if isinstance(torch, dict) and isinstance(torch.get("interpreter"), str):
-        torch["interpreter"] = interpreter_name(report["machine"]["torch"]["interpreter"])
-    for other in torch.get("other_pythons", []) if isinstance(torch, dict) else []:
-        if isinstance(other, dict) and isinstance(other.get("interpreter"), str):
-            other["interpreter"] = interpreter_name(other["interpreter"])
     return out
 
 
@@ -203,6 +207,70 @@ redact = redact_report  # the short name callers use; build_report's `redact=` f
 def interpreter_name(path: str) -> str:
     """/home/alice/venv/bin/python3.11 → python3.11 (Windows paths too)."""
     return re.split(r"[\\/]", path.rstrip("\\/"))[-1] or path
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+# Report keys that are ours alone (no text from the machine or the user): copied untouched.
+_OURS = frozenset({"schema", "tool_version", "created", "language", "redacted", "answers"})
+# Facts a probe reads from hardware and software: never name-scrubbed (a user "rtx" must not
+# turn "RTX 4060" into "<redacted> 4060"). The first set is kept exactly; the second may be
+# free-form enough to hold an address or serial, so those patterns still apply.
+_FACTS = frozenset({
+    ("NvidiaInfo", "reason"), ("NvidiaInfo", "nvml_version"), ("NvidiaInfo", "kernel_module"),
+    ("Gpu", "kernel_driver"), ("Gpu", "bus_id"), ("GpuTest", "device"), ("OtherPython", "torch_version"),
+    ("TorchInfo", "version"), ("TorchInfo", "hip_version"), ("TorchInfo", "xpu_version"),
+    ("TorchInfo", "arch_list"), ("TorchInfo", "python_arch"), ("TorchInfo", "cpu_capability"),
+    ("TorchInfo", "libraries"), ("TorchInfo", "companions"), ("Benchmark", "dtype"),
+    ("Benchmark", "gpu_backend"), ("ProbeNote", "name"), ("Machine", "arch"), ("Machine", "python_version"),
+})
+_HARDWARE = frozenset({
+    ("Machine", "os_version"), ("Machine", "cpu_model"), ("Gpu", "name"), ("TorchDevice", "name"),
+    ("GpuTest", "name"), ("Benchmark", "gpu_name"), ("TorchInfo", "visible_devices_env"),
+})
+
+
+def _spared_words(report: dict[str, Any]) -> set[str]:
+    """Names too generic, or too much part of the hardware's own names, to scrub: a host
+    called `intel` identifies nobody, and scrubbing it would blank "Intel(R) UHD Graphics"."""
+    from wizard.probe.model import schema_words
+
+    spared = set(_GENERIC_NAMES) | schema_words()
+    machine = report.get("machine") if isinstance(report.get("machine"), dict) else {}
+    texts = [machine.get("os_version"), machine.get("cpu_model"), machine.get("arch")]
+    for gpu in machine.get("gpus") or []:
+        texts.append(gpu.get("name") if isinstance(gpu, dict) else None)
+    torch = machine.get("torch") if isinstance(machine.get("torch"), dict) else {}
+    for device in torch.get("devices") or []:
+        texts.append(device.get("name") if isinstance(device, dict) else None)
+    rec = report.get("recommendation") if isinstance(report.get("recommendation"), dict) else {}
+    for pick in rec.get("gpus") or []:
+        texts.append(pick.get("name") if isinstance(pick, dict) else None)
+    for text in texts:
+        if isinstance(text, str):
+            spared.add(text.lower())
+            spared.update(word.lower() for word in re.findall(r"[\w+-]+", text))
+    return spared
+
+
+def _interpreter_paths(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(text, replacement) for every interpreter path in the report and its environment's
+    folder, longest first: /data/bob/env/bin/python → python, /data/bob/env → <env>."""
+    machine = report.get("machine") if isinstance(report.get("machine"), dict) else {}
+    torch = machine.get("torch") if isinstance(machine.get("torch"), dict) else {}
+    paths = [torch.get("interpreter")] + [o.get("interpreter") for o in torch.get("other_pythons") or []
+                                          if isinstance(o, dict)]
+    pairs: dict[str, str] = {}
+    for path in paths:
+        if not isinstance(path, str) or not re.search(r"[\\/]", path):
+            continue
+        pairs[path] = interpreter_name(path)
+        seps = [m.start() for m in re.finditer(r"[\\/]", path)]
+        in_bin = len(seps) >= 2 and path[seps[-2] + 1:seps[-1]].lower() in ("bin", "scripts")
+        prefix = path[:seps[-2] if in_bin else seps[-1]]
+        # /usr, /usr/local, /opt/conda, C:\Python312: shared system places, not anyone's folder.
+        if len([p for p in re.split(r"[\\/]+", prefix) if p and not p.endswith(":")]) >= 3:
+            pairs[prefix] = "<env>"
+    return sorted(pairs.items(), key=lambda pair: len(pair[0]), reverse=True)
 
 
 def _users_in_paths(obj: Any) -> set[str]:
@@ -222,24 +290,68 @@ def _users_in_paths(obj: Any) -> set[str]:
 
 
 class _Scrubber:
-    def __init__(self, names: set[str]):
+    def __init__(self, names: set[str], interpreters: list[tuple[str, str]]):
         self.names = sorted(names, key=len, reverse=True)
+        self.interpreters = interpreters
         home = os.path.expanduser("~")
         self.home = home if len(home) > 3 else None
 
-    def walk(self, obj: Any, path: tuple[str, ...]) -> Any:
+    def report(self, report: dict[str, Any]) -> dict[str, Any]:
+        from wizard.probe.model import Machine
+
+        out: dict[str, Any] = {}
+        for key, value in report.items():
+            if key.lower() in _IDENTIFYING_KEYS:
+                continue
+            if key in _OURS:
+                out[key] = copy.deepcopy(value)
+            elif key == "machine" and isinstance(value, dict):
+                out[key] = self.table(value, Machine)
+            elif key == "findings" and isinstance(value, list):
+                out[key] = [{k: (v if k in ("id", "severity") else self.walk(v)) for k, v in f.items()}
+                            if isinstance(f, dict) else self.walk(f) for f in value]
+            elif key == "recommendation":
+                # Our own prose around catalog names: a user called "lab" must not blank the word.
+                out[key] = self.walk(value, names=False)
+            else:
+                out[key] = self.walk(value)
+        return out
+
+    def table(self, obj: dict[str, Any], cls: type) -> dict[str, Any]:
+        from wizard.probe.model import field_kind
+
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            if key.lower() in _IDENTIFYING_KEYS:
+                continue
+            kind, inner = field_kind(cls, key)
+            if kind == "fixed" or (cls.__name__, key) in _FACTS:
+                out[key] = copy.deepcopy(value)
+            elif kind == "table" and inner is not None:
+                out[key] = [self.table(v, inner) if isinstance(v, dict) else self.walk(v) for v in value] \
+                    if isinstance(value, list) else self.table(value, inner) if isinstance(value, dict) \
+                    else self.walk(value)
+            elif key == "interpreter" and isinstance(value, str):
+                out[key] = interpreter_name(value)  # by name only: the README's promise
+            else:
+                out[key] = self.walk(value, names=(cls.__name__, key) not in _HARDWARE,
+                                     is_version=key.endswith("version"))
+        return out
+
+    def walk(self, obj: Any, names: bool = True, is_version: bool = False) -> Any:
         if isinstance(obj, dict):
-            return {k: self.walk(v, path + (k,)) for k, v in obj.items()
+            return {k: self.walk(v, names, k.endswith("version")) for k, v in obj.items()
                     if k.lower() not in _IDENTIFYING_KEYS}
         if isinstance(obj, list):
-            return [self.walk(v, path) for v in obj]
+            return [self.walk(v, names, is_version) for v in obj]
         if isinstance(obj, str):
-            # The recommendation is our own prose: a user called "lab" must not blank the word.
-            return self.text(obj, is_version=bool(path) and path[-1].endswith("version"),
-                             names=not path or path[0] != "recommendation")
+            return self.text(obj, is_version=is_version, names=names)
         return obj
 
     def text(self, s: str, is_version: bool = False, names: bool = True) -> str:
+        for path, replacement in self.interpreters:
+            if path in s:
+                s = s.replace(path, replacement)
         if self.home and self.home in s:
             s = s.replace(self.home, "~")
         for pattern in _HOME_PATTERNS:
@@ -264,10 +376,38 @@ def default_report_path(now: dt.datetime | None = None, cwd: Path | None = None,
     """gpu-report-YYYYMMDD-HHMMSS.toml in cwd, or in the home directory when cwd is read-only."""
     now = now or dt.datetime.now()
     name = f"gpu-report-{now:%Y%m%d-%H%M%S}.toml"
-    folder = Path.cwd() if cwd is None else cwd
-    if not _writable_dir(folder):
+    folder = current_folder() if cwd is None else cwd
+    if folder is None or not _writable_dir(folder):
         folder = Path.home() if home is None else home
     return next_free_path(folder / name)
+
+
+def current_folder() -> Path | None:
+    """The current folder, or None when it was deleted under us (os.getcwd() raises)."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return None
+
+
+def check_report_target(path: Path) -> Path:
+    """Where a report named `path` goes: a folder means the default name inside it. Raises
+    ReportError when it cannot go there (taken, no folder, a name the OS refuses), so a
+    headless run says so before a minute of probing."""
+    path = Path(path)
+    if not path.is_absolute() and current_folder() is None:
+        raise ReportSaveError(path, "report.error.cwd-gone")
+    try:
+        if path.is_dir():
+            path = next_free_path(path / default_report_path(cwd=path).name)
+        if path.exists() or path.is_symlink():
+            raise ReportExistsError(path)
+        folder = path.parent
+        if not folder.is_dir():
+            raise ReportSaveError(path, "report.error.no-folder", folder=folder)
+    except OSError as exc:  # a name over 255 bytes, a loop of links
+        raise _save_error(path, exc, path.parent) from None
+    return path
 
 
 def _writable_dir(folder: Path) -> bool:
@@ -277,11 +417,19 @@ def _writable_dir(folder: Path) -> bool:
 def next_free_path(path: Path) -> Path:
     """path, or path with -2, -3, ... before the suffix: the first name not taken."""
     path = Path(path)
-    if not path.exists():
+
+    def free(candidate: Path) -> bool:
+        # A dangling link is taken too: saving refuses it, so offering it would loop.
+        try:
+            return not (candidate.exists() or candidate.is_symlink())
+        except OSError:  # a name the OS refuses: saving will say why
+            return True
+
+    if free(path) or not path.name:
         return path
     for n in range(2, 10_000):
         candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-        if not candidate.exists():
+        if free(candidate):
             return candidate
     return path.with_name(f"{path.stem}-{os.getpid()}{path.suffix}")
 
@@ -298,12 +446,17 @@ def save_report(report: dict[str, Any], path: Path | str, overwrite: bool = Fals
     except (TypeError, ValueError) as exc:  # a None or a nan deep inside: a bug, said plainly
         raise ReportSaveError(path, raw=f"the report could not be encoded as TOML ({exc})") from exc
     folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise ReportSaveError(path, "report.error.is-dir")
-    if not overwrite and (path.exists() or path.is_symlink()):
-        raise ReportExistsError(path)
-    if not folder.is_dir():
-        raise ReportSaveError(path, "report.error.no-folder", folder=folder)
+    if not path.is_absolute() and current_folder() is None:
+        raise ReportSaveError(path, "report.error.cwd-gone")
+    try:
+        if path.is_dir():
+            raise ReportSaveError(path, "report.error.is-dir")
+        if not overwrite and (path.exists() or path.is_symlink()):
+            raise ReportExistsError(path)
+        if not folder.is_dir():
+            raise ReportSaveError(path, "report.error.no-folder", folder=folder)
+    except OSError as exc:  # a name over 255 bytes, a loop of links
+        raise _save_error(path, exc, folder) from None
     # From the temp file's creation to its removal a signal waits: an interrupted save leaves
     # either the whole report or nothing, never a stray ".tmp".
     with deferred():
@@ -357,6 +510,8 @@ def _save_error(path: Path, exc: OSError, folder: Path) -> ReportSaveError:
         return ReportSaveError(path, "report.error.read-only", folder=folder)
     if exc.errno == errno.ENOSPC:
         return ReportSaveError(path, "report.error.disk-full", folder=folder)
+    if exc.errno == errno.ENAMETOOLONG:
+        return ReportSaveError(path, "report.error.name-too-long")
     return ReportSaveError(path, raw=exc.strerror or str(exc))
 
 

@@ -92,6 +92,22 @@ def _strings(data) -> str:
     return data if isinstance(data, str) else ""
 
 
+def test_hostile_files_in_a_roster_do_not_drop_the_other_students(tmp_path, capsys):
+    good = tmp_path / "ana.toml"
+    good.write_bytes(hostile.BASE.read_bytes())
+    files = [str(good)]
+    for attack in sorted(ATTACKS):
+        path = tmp_path / f"{attack}.toml"
+        path.write_bytes(ATTACKS[attack])
+        files.append(str(path))
+    code, output = run_main(["report", "summarize", "--csv"] + files, capsys)
+    assert code in (0, 1, 2)
+    rows = [line for line in output.removeprefix("\ufeff").splitlines() if line.startswith(str(tmp_path))]
+    assert len(rows) == len(files)                    # one row per file, every student kept
+    assert rows[0].startswith(f"{good},")
+    assert "RTX 4060 Laptop" in rows[0]
+
+
 def test_markup_and_escapes_are_shown_as_the_text_they_are(tmp_path, capsys):
     path = tmp_path / "r.toml"
     path.write_bytes(ATTACKS["markup-in-gpu-name"])
@@ -254,8 +270,9 @@ def test_the_wizard_replays_a_hostile_report_as_text(tmp_path):
     data["answers"]["goal"] = "[/]"        # closes no tag; once crashed the notification
     folder = tmp_path / "inbox"
     folder.mkdir()
-    (folder / "student.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
-    wizard = [installed_command(), "--lang", "en", "--machine", "student.toml", "--report", "out.toml"]
+    name = f"student{hostile.TITLE}.toml"          # the banner names the file: its name is outside text too
+    (folder / name).write_text(tomli_w.dumps(data), encoding="utf-8")
+    wizard = [installed_command(), "--lang", "en", "--machine", name, "--report", "out.toml"]
     term = Terminal("hostile-tui", _shell(wizard, folder), config=OBEYING)
     try:
         before = term.title()

@@ -20,7 +20,7 @@ def run_headless(args: argparse.Namespace) -> int:
     from wizard.answers import AnswersError, parse_answers, unknown_answer_keys
     from wizard.knowledge import load_knowledge
     from wizard.report import (
-        ReportError, ReportExistsError, ReportSaveError, default_report_path, read_toml,
+        ReportError, check_report_target, default_report_path, read_toml,
     )
 
     lang = getattr(args, "lang", None) or language_from_env()
@@ -45,13 +45,12 @@ def run_headless(args: argparse.Namespace) -> int:
     for key in unknown_answer_keys(data["answers"]):
         _err(t("report.headless.ignored-key", lang, path=answers_path, name=key))
 
-    out = Path(args.report) if getattr(args, "report", None) else default_report_path()
     # Refuse a taken name now, not after a minute of probing; save_report checks again.
-    if out.exists() or out.is_symlink():
-        _err(ReportExistsError(out).message(lang))
-        return 2
-    if not out.parent.is_dir():
-        _err(ReportSaveError(out, "report.error.no-folder", folder=out.parent).message(lang))
+    try:
+        out = check_report_target(Path(args.report)) if getattr(args, "report", None) \
+            else default_report_path()
+    except ReportError as exc:
+        _err(exc.message(lang))
         return 2
 
     machine = _machine(args, lang, out)

@@ -272,6 +272,33 @@ def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
     return cls(**kwargs)
 
 
+def field_kind(cls: type, name: str) -> tuple[str, type | None]:
+    """What field `name` of `cls` holds, for code that treats values by meaning (redaction):
+    ("fixed", None) for a closed set or a form (os, vendor, "8.6"), ("table", Gpu) for a table
+    or list of tables, ("value", None) for other data, ("unknown", None) for no such field."""
+    for f in dataclasses.fields(cls):
+        if f.name != name:
+            continue
+        if "enum" in f.metadata or "pattern" in f.metadata:
+            return "fixed", None
+        tp = _type_hints(cls)[name]
+        for candidate in (tp, *typing.get_args(tp)):
+            for inner in (candidate, *typing.get_args(candidate)):
+                if dataclasses.is_dataclass(inner):
+                    return "table", inner
+        return "value", None
+    return "unknown", None
+
+
+def schema_words() -> frozenset[str]:
+    """Every word of the closed sets (os names, vendors, builds, statuses…), lower case."""
+    words = set()
+    for cls in (Machine, NvidiaInfo, Gpu, TorchInfo, TorchDevice, GpuTest, OtherPython, ProbeNote):
+        for f in dataclasses.fields(cls):
+            words.update(str(v).lower() for v in f.metadata.get("enum", ()))
+    return frozenset(words)
+
+
 @functools.cache
 def _type_hints(cls: type) -> dict[str, Any]:
     # Resolving the string annotations compiles each one: once per class, not once per table
