@@ -313,7 +313,7 @@ class WizardApp(App[int]):
             self.content_fatal = message.fatal
             self.exit(return_code=2)
         elif message.damaged:
-            self.notify("\n".join(message.damaged), title=t("ui.damaged_title", self.lang),
+            self.notify(clean_strings("\n".join(message.damaged)), title=t("ui.damaged_title", self.lang),
                         severity="warning", timeout=15, markup=False)
 
     def start_probes(self) -> None:
@@ -429,7 +429,7 @@ class WizardApp(App[int]):
             return
         self.live = replace(self.live, torch=message.previous)
         self._live_changed()
-        self.notify(message.why, severity="error", timeout=10, markup=False)
+        self.notify(clean_strings(message.why), severity="error", timeout=10, markup=False)
 
     # ------------------------------------------------------------------ advice ---
 
