@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
-from wizard.answers import parse_budget
+from wizard.answers import BudgetReading, read_budget
 from wizard.i18n import t
 
 from screens.panels import Check, budget_checks
@@ -52,8 +52,8 @@ class BudgetScreen(StepScreen):
 
     # -------------------------------------------------------------- validation ---
 
-    def _parse(self, text: str) -> tuple[int | float, str] | str:
-        return parse_budget(text, self.currency, self.wizard.knowledge)
+    def _parse(self, text: str) -> BudgetReading | str:
+        return read_budget(text, self.currency, self.wizard.knowledge)
 
     def _validate(self, text: str, quiet_when_empty: bool = False) -> tuple[int | float, str] | None:
         result = self._parse(text)
@@ -63,12 +63,12 @@ class BudgetScreen(StepScreen):
             else:
                 self.note("note", t(result, self.lang), "error")
             return None
-        amount, currency = result
+        amount, currency = result.amount, result.currency
         if currency != self.currency:
-            # "¥5000" or "800 usd" in the box wins over the currency buttons; show it.
+            # "¥5000", "1.2万" or "800 usd" in the box wins over the currency buttons; show it.
             self.currency = currency
             self.query_one("#currency", Choices).set_current(currency)
-        self.note("note", self._understood(amount, currency) + self._replayed(text), "ok")
+        self.note("note", self._understood(result) + self._replayed(text), "ok")
         return amount, currency
 
     def _replayed(self, text: str) -> str:
@@ -80,12 +80,15 @@ class BudgetScreen(StepScreen):
             return ""
         return "\n" + ui("replay.answered", self.lang)
 
-    def _understood(self, amount: float, currency: str) -> str:
+    def _understood(self, reading: BudgetReading) -> str:
         from wizard.advise import format_money
 
-        money = format_money(amount, currency, self.wizard.knowledge)
-        if amount == 0:
+        money = format_money(reading.amount, reading.currency, self.wizard.knowledge)
+        if reading.amount == 0:
             return ui("budget.zero", self.lang)
+        if reading.low is not None:
+            low = format_money(reading.low, reading.currency, self.wizard.knowledge)
+            return ui("budget.range", self.lang, money=money, low=low)
         return ui("budget.ok", self.lang, money=money)
 
     @on(Input.Changed, "#amount")
@@ -130,7 +133,7 @@ class BudgetScreen(StepScreen):
         changes: dict[str, Any] = {"budget_text": text, "currency_choice": self.currency}
         parsed = self._parse(text)
         if not isinstance(parsed, str):
-            changes |= {"budget_amount": parsed[0], "budget_currency": parsed[1]}
+            changes |= {"budget_amount": parsed.amount, "budget_currency": parsed.currency}
         return changes
 
     def confirmed(self, direction: int) -> tuple[str, ...]:

@@ -412,3 +412,47 @@ def test_an_unsure_nvidia_answer_is_assumed_from_what_was_found(knowledge, machi
     rec = run(machines[name], knowledge, has_nvidia="unsure")
     assert "has_nvidia" in rec.assumed
     assert says in rec.headline and never not in rec.headline
+
+
+# --- "I don't need a GPU" against the goal -------------------------------------------------
+
+HEAVY_GOALS = ("kaggle", "image-generation", "llm-inference", "llm-finetune", "research")
+
+
+@pytest.mark.parametrize("goal", HEAVY_GOALS)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_no_on_step_one_is_answered_by_a_goal_that_needs_a_gpu(knowledge, goal, lang):
+    rec = advise(answers(need_gpu="no", goal=goal, form_factor="laptop"), plain_machine(), knowledge, lang)
+    entry = next(g for g in knowledge.goals if g.id == goal)
+    assert rec.verdict in ("use-free-cloud", "rent-cloud")
+    assert rec.gpus == ()                                   # "no" means no shopping list
+    never = {"en": ["don't need a GPU for", "No GPU needed"], "zh": ["用不着 GPU", "暂时不需要"]}[lang]
+    assert not any(phrase in rec.headline for phrase in never), rec.headline
+    assert f"{entry.min_vram_gb:g} GB" in rec.headline
+    assert any(f"{entry.min_vram_gb:g} GB" in r for r in rec.reasons)
+
+
+@pytest.mark.parametrize("goal", ["learning", "vision-apps"])
+def test_a_no_stands_for_goals_a_cpu_can_start(knowledge, goal):
+    rec = advise(answers(need_gpu="no", goal=goal), plain_machine(), knowledge, "en")
+    assert rec.verdict == "no-gpu-needed"
+
+
+def test_a_no_with_a_capable_gpu_here_is_told_to_use_it_for_a_heavy_goal(knowledge):
+    machine = plain_machine(gpus=(nvidia("NVIDIA GeForce RTX 4090", 24.0),), torch=CUDA_TORCH,
+                            nvidia=NvidiaInfo(status="ok", driver_version="570.86.10",
+                                              cuda_driver_version="12.8"))
+    rec = advise(answers(need_gpu="no", goal="llm-inference"), machine, knowledge, "en")
+    assert rec.verdict == "use-current-gpu"
+    assert any("You answered that you don't need a GPU" in r for r in rec.reasons)
+
+
+def test_the_goal_steps_ram_warning_reaches_the_result(knowledge):
+    goal = next(g for g in knowledge.goals if g.id == "llm-inference")
+    machine = plain_machine(ram_gb=goal.min_ram_gb / 2, gpus=(nvidia("NVIDIA GeForce RTX 4090", 24.0),),
+                            torch=CUDA_TORCH, nvidia=NvidiaInfo(status="ok", driver_version="570.86.10",
+                                                                cuda_driver_version="12.8"))
+    rec = advise(answers(goal="llm-inference"), machine, knowledge, "en")
+    assert any(f"{goal.min_ram_gb:g} GB or more" in r and "RAM" in r for r in rec.reasons)
+    enough = dataclasses.replace(machine, ram_gb=goal.min_ram_gb * 2)
+    assert not any("RAM" in r for r in advise(answers(goal="llm-inference"), enough, knowledge, "en").reasons)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from wizard.answers import (
     FORM_FACTORS, HAS_NVIDIA, NEED_GPU, Answers, AnswersError, answers_problems, answers_to_dict,
-    parse_answers, parse_budget, unknown_answer_keys,
+    parse_answers, parse_budget, read_budget, unknown_answer_keys,
 )
 from wizard.i18n import has
 from wizard.knowledge import load_knowledge
@@ -124,6 +124,9 @@ def test_answers_survive_the_report_table(answers):
     ("5k", (5000, "CNY")),
     ("$1.5K", (1500, "USD")),
     ("1.2万", (12000, "CNY")),
+    ("1.2w", (12000, "CNY")),
+    ("5千", (5000, "CNY")),
+    ("12,000,000".replace("000,000", "000"), (12000, "CNY")),
     ("0", (0, "CNY")),
     ("99.5", (99.5, "CNY")),
 ])
@@ -143,11 +146,37 @@ def test_the_default_currency_is_only_used_when_none_is_typed():
     ("5.0.1", "not-a-number"),
     ("99999999", "too-large"), ("2000000 USD", "too-large"),
     ("5000 EUR", "unknown-currency"), ("$5000元", "unknown-currency"),
+    ("1,2", "ambiguous"), ("1,25", "ambiguous"), ("1,2345", "ambiguous"), ("1,2万", "ambiguous"),
+    ("5000-", "not-a-number"), ("3000-abc", "not-a-number"),
 ])
 def test_budgets_that_are_refused(text, error):
     result = parse_budget(text, default_currency="CNY")
     assert result == f"advice.budget.{error}"
     assert has(result, "en") and has(result, "zh")
+
+
+@pytest.mark.parametrize("text, default, expected", [
+    # Chinese units are yuan whatever the buttons say; "k" follows the buttons.
+    ("1.2万", "USD", (12000, "CNY", None)),
+    ("1.2w", "USD", (12000, "CNY", None)),
+    ("5千", "USD", (5000, "CNY", None)),
+    ("5k", "USD", (5000, "USD", None)),
+    ("$1.2万", "CNY", (12000, "USD", None)),          # written currency wins over the unit
+    # Ranges: the top, with the bottom kept to say so.
+    ("3000-5000", "CNY", (5000, "CNY", 3000)),
+    ("3000~5000", "CNY", (5000, "CNY", 3000)),
+    ("３０００～５０００", "CNY", (5000, "CNY", 3000)),
+    ("3000–5000", "USD", (5000, "USD", 3000)),
+    ("3000 到 5000 元", "USD", (5000, "CNY", 3000)),
+    ("3-5千", "USD", (5000, "CNY", 3000)),
+    ("3k-5k", "USD", (5000, "USD", 3000)),
+    ("2万~3万", "USD", (30000, "CNY", 20000)),
+    ("$800 to $1,200", "CNY", (1200, "USD", 800)),
+    ("5000-3000", "USD", (5000, "USD", 3000)),
+])
+def test_budgets_in_the_users_own_words(text, default, expected):
+    reading = read_budget(text, default)
+    assert (reading.amount, reading.currency, reading.low) == expected
 
 
 def test_the_budget_box_uses_the_data_caps(knowledge):
@@ -160,3 +189,37 @@ def test_the_budget_box_uses_the_data_caps(knowledge):
 def test_the_budget_box_never_raises(text):
     result = parse_budget(text)
     assert isinstance(result, str) or (result[0] >= 0 and result[1] in ("CNY", "USD"))
+
+
+@pytest.mark.parametrize("budget, currency, expected", [
+    ("5k", None, (5000, "USD")),
+    ("1.2万", None, (12000, "CNY")),
+    ("3000-5000", "CNY", (5000, "CNY")),
+    (800, "USD", (800, "USD")),
+])
+def test_an_answers_file_may_give_the_budget_as_typed(knowledge, budget, currency, expected):
+    data = dict(GOOD)
+    data.pop("budget_amount", None)
+    data.pop("budget_currency", None)
+    data["budget"] = budget
+    if currency:
+        data["budget_currency"] = currency
+    answers = parse_answers(data, "a.toml", knowledge)
+    assert (answers.budget_amount, answers.budget_currency) == expected
+    assert "budget" not in unknown_answer_keys(data)
+
+
+@pytest.mark.parametrize("extra, words", [
+    ({"budget": "1,2"}, ["answers.budget", "'1,2'", "comma"]),
+    ({"budget": "lots"}, ["answers.budget", "'lots'", "not an amount"]),
+    ({"budget": "¥5000", "budget_currency": "USD"}, ["is in CNY", "budget_currency says USD"]),
+    ({"budget": "5k", "budget_amount": 5000}, ["not both"]),
+    ({"budget": True}, ["expected text"]),
+])
+def test_a_budget_as_typed_that_cannot_be_read_says_why(knowledge, extra, words):
+    data = {k: v for k, v in GOOD.items() if not k.startswith("budget")}
+    data.update(extra)
+    with pytest.raises(AnswersError) as caught:
+        parse_answers(data, "a.toml", knowledge)
+    for word in words:
+        assert word in str(caught.value)

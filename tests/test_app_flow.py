@@ -246,7 +246,9 @@ async def test_an_invalid_budget_is_explained_and_blocks_next(typed, error):
 @pytest.mark.parametrize("typed, amount, currency", [
     ("５０００", 5000, "USD"),      # full-width digits, as a Chinese IME types them
     ("¥3000", 3000, "CNY"),        # the symbol switches the currency
-    ("1.2万", 12000, "USD"),       # 万 is a number word, not a currency
+    ("1.2万", 12000, "CNY"),       # 万 and w are Chinese units: yuan, whatever the buttons say
+    ("1.2w", 12000, "CNY"),
+    ("3000-5000", 5000, "USD"),    # a range: its top (the note says so)
     ("0", 0, "USD"),
 ])
 async def test_budget_accepts_what_people_type(tmp_path, typed, amount, currency):
@@ -264,6 +266,15 @@ async def test_budget_accepts_what_people_type(tmp_path, typed, amount, currency
         path = await save(pilot)
     answers = read(path)["answers"]
     assert (answers["budget_amount"], answers["budget_currency"]) == (amount, currency)
+
+
+async def test_a_range_says_which_end_counts():
+    app = make_app("zh", machine=machine("vm-no-gpu"))
+    async with app.run_test() as pilot:
+        await at_step(pilot, "welcome")
+        app.goto(4)
+        await type_budget(pilot, "3000~5000")
+        assert note_text(app) == squeeze(t("ui.budget.range", "zh", money="¥5,000", low="¥3,000"))
 
 
 async def test_not_sure_leaves_the_budget_open(tmp_path):

@@ -128,10 +128,11 @@ async def test_replay_shows_what_the_student_was_told_when_the_advice_now_differ
     async with app.run_test(size=(80, 24)) as pilot:
         await at_step(pilot, "welcome")
         await pilot.press("enter")
-        await answer(pilot, "need_gpu", "no")   # the TA tries another answer
-        for step in ("has_nvidia", "form_factor", "budget", "goal"):
+        await answer(pilot, "need_gpu", "no")   # the TA tries other answers
+        for step in ("has_nvidia", "form_factor", "budget"):
             await at_step(pilot, step)
             await pilot.press("ctrl+n")
+        await answer(pilot, "goal", "learning")  # (a "no" with Kaggle is answered by the goal)
         await at_step(pilot, "result")
         await until(pilot, lambda: app.screen.query("#recorded-advice"), what="recorded advice")
         note = shown(app.screen.query_one("#recorded-advice"))

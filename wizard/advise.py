@@ -29,6 +29,9 @@ MAX_PICKS = 3
 # SSD), used when a laptop owner's budget has to cover a whole PC. Not in the catalog yet;
 # an estimate from 2025-26 entry-level build prices, not a quote.
 DESKTOP_BASE_COST_USD = 600
+# Goals whose smallest useful GPU is this small start fine on a CPU (course work, small vision
+# models); above it, "I don't need a GPU" gets an answer instead of agreement.
+CPU_ENOUGH_VRAM_GB = 4
 # macOS lets the GPU wire about 2/3 of unified memory on small Macs and 3/4 on large ones.
 APPLE_GPU_SHARE_SMALL, APPLE_GPU_SHARE_LARGE, APPLE_LARGE_RAM_GB = 0.66, 0.75, 36
 # A power supply of about the card's power plus 400 W matches NVIDIA's published PSU
@@ -135,17 +138,36 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
     cheapest: GpuPick | None = None
     shown_platforms = platforms
 
-    if answers.need_gpu == "no":
+    said_no = answers.need_gpu == "no"
+    local_enough = local is not None and (local.vram_gb is None or local.vram_gb >= goal.min_vram_gb)
+    if said_no and goal.min_vram_gb > CPU_ENOUGH_VRAM_GB:
+        # The goal answers the "no": never "you don't need a GPU for fine-tuning LLMs".
+        draft.add("said-no-gpu-heavy-goal", **common)
+    if said_no and goal.min_vram_gb <= CPU_ENOUGH_VRAM_GB:
         verdict, headline_key = "no-gpu-needed", "no-gpu-needed"
         draft.add("cpu-start")
-        if goal.min_vram_gb > 4:
-            draft.add("said-no-gpu-heavy-goal", **common)
         _fix_first(errors, draft)
         shown_platforms = tuple(p for p in platforms if p.kind != "paid")
-    elif local is not None and (local.vram_gb is None or local.vram_gb >= goal.min_vram_gb):
+    elif local_enough:
         verdict, headline_key = _current_gpu_verdict(local, machine, goal, errors, draft, values,
                                                      has_command=bool(torch_command))
         shown_platforms = tuple(p for p in platforms if p.kind != "paid")
+    elif said_no:
+        # No GPU here and none wanted: a cloud GPU, not a purchase.
+        draft.add("goal-need", **common)
+        _describe_missing_gpu(local, machine, goal, draft, common)
+        _fix_first(errors, draft)
+        free_vram = _best_free_vram(knowledge, platforms, goal)
+        if free_vram >= goal.min_vram_gb:
+            draft.add("free-fits", vram=_num(free_vram), goal=goal_label)
+            verdict, headline_key = "use-free-cloud", "said-no-use-free-cloud"
+            shown_platforms = tuple(p for p in platforms if p.kind != "paid") or platforms
+        else:
+            draft.add("free-too-small", vram=_num(free_vram), min=common["min"], goal=goal_label)
+            verdict, headline_key = "rent-cloud", "said-no-rent-cloud"
+            shown_platforms = tuple(p for p in platforms if p.kind == "paid") + tuple(
+                p for p in platforms if p.kind != "paid")
+        values["platform"] = shown_platforms[0].name if shown_platforms else platform_name
     else:
         draft.add("goal-need", **common)
         _describe_missing_gpu(local, machine, goal, draft, common)
@@ -159,6 +181,10 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
                 p for p in platforms if p.kind != "paid")
         values["platform"] = shown_platforms[0].name if shown_platforms else platform_name
 
+    if machine.ram_gb is not None and machine.ram_gb < goal.min_ram_gb and verdict not in (
+            "buy-desktop", "buy-laptop", "use-free-cloud", "rent-cloud"):
+        # The goal step warned about it; the advice that works on this computer says it too.
+        draft.add("ram-short", ram=_num(machine.ram_gb), need=_num(goal.min_ram_gb), goal=goal_label)
     if torch_choice is not None and torch_command is None and getattr(torch_choice, "reason", None):
         draft.add("no-torch-command", reason=torch_choice.reason)
 

@@ -105,6 +105,12 @@ def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) ->
     if "budget_amount" in data:
         problems += _budget_problems(data["budget_amount"], currency if currency_ok else "USD",
                                      f"{path}.budget_amount", knowledge)
+    if "budget" in data:
+        if "budget_amount" in data:
+            problems.append(f"{path}.budget: give the budget once, as budget (\"5k\", \"1.2万\") "
+                            "or as budget_amount, not both")
+        else:
+            problems += _budget_text_problems(data, currency if currency_ok else "USD", path, knowledge)
     if "goal" in data:
         goal = data["goal"]
         ids = goal_ids(knowledge)
@@ -123,6 +129,10 @@ def parse_answers(data: Any, source_name: str = "", knowledge: Any = None) -> An
     if problems:
         raise AnswersError(problems, source_name)
     amount = data.get("budget_amount")
+    currency = data.get("budget_currency", "USD")
+    reading = budget_reading(data, knowledge)
+    if reading is not None:
+        amount, currency = reading.amount, reading.currency
     if isinstance(amount, float) and amount.is_integer():
         amount = int(amount)
     return Answers(
@@ -130,7 +140,7 @@ def parse_answers(data: Any, source_name: str = "", knowledge: Any = None) -> An
         has_nvidia=data.get("has_nvidia", "unsure"),
         form_factor=data.get("form_factor", "unsure"),
         budget_amount=amount,
-        budget_currency=data.get("budget_currency", "USD"),
+        budget_currency=currency,
         goal=data.get("goal", DEFAULT_GOAL),
     )
 
@@ -139,7 +149,7 @@ def unknown_answer_keys(data: Any) -> list[str]:
     """Keys a reader of this version ignores; worth a note, since they are often typos."""
     if not isinstance(data, dict):
         return []
-    known = {"need_gpu", "has_nvidia", "form_factor", "budget_amount", "budget_currency", "goal"}
+    known = {"need_gpu", "has_nvidia", "form_factor", "budget", "budget_amount", "budget_currency", "goal"}
     return sorted(k for k in data if k not in known)
 
 
@@ -166,6 +176,36 @@ def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> li
     return []
 
 
+def budget_reading(data: dict[str, Any], knowledge: Any = None) -> BudgetReading | None:
+    """The `budget` key of a valid answers table read the way the wizard's box reads it
+    ("5k", "1.2万", "3000-5000"); None when the table gives budget_amount (or nothing)."""
+    value = data.get("budget")
+    if value is None or "budget_amount" in data:
+        return None
+    currency = data.get("budget_currency", "USD")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return BudgetReading(value, currency)
+    reading = read_budget(str(value), currency, knowledge)
+    return None if isinstance(reading, str) else reading
+
+
+def _budget_text_problems(data: dict[str, Any], currency: str, path: str, knowledge: Any) -> list[str]:
+    value = data["budget"]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _budget_problems(value, currency, f"{path}.budget", knowledge)
+    if not isinstance(value, str):
+        return [f"{path}.budget: expected text such as \"5k\" or a number, got {type_name(value)}"]
+    reading = read_budget(value, currency, knowledge)
+    if isinstance(reading, str):
+        from wizard.i18n import t
+
+        return [f"{path}.budget: {_show(value)}: {t(reading, 'en')}"]
+    if "budget_currency" in data and reading.currency != currency:
+        return [f"{path}.budget: {_show(value)} is in {reading.currency}, but budget_currency "
+                f"says {currency}"]
+    return []
+
+
 def _show(value: str) -> str:
     return repr(value if len(value) <= 40 else value[:40] + "…")
 
@@ -175,22 +215,42 @@ def _show(value: str) -> str:
 _CNY_WORDS = ("¥", "￥", "元", "块", "rmb", "cny", "人民币", "yuan")
 _USD_WORDS = ("us$", "$", "usd", "美元", "美金", "dollars", "dollar")
 _MULTIPLIERS = {"k": 1_000, "千": 1_000, "w": 10_000, "万": 10_000}
+# Chinese units: "1.2万", "5千", "1.2w" are yuan, whatever the currency buttons say.
+_CNY_MULTIPLIERS = frozenset("千w万")
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?|\.\d+)")
+# "3000-5000", "3000~5000", "3k–5k", "3000到5000", "3000 to 5000": a range, read as its top.
+_RANGE = re.compile(r"^(?P<low>[^-~–—]+?)\s*(?:-|~|–|—|到|至|\bto\b)\s*(?P<high>[^-~–—]+)$")
+# Thousands separators only in threes: "5,000" and "12,000,000" are numbers, "1,2" (one point
+# two in much of Europe, twelve elsewhere) is a question.
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
-BUDGET_ERRORS = ("empty", "not-a-number", "negative", "too-large", "unknown-currency")
+BUDGET_ERRORS = ("empty", "not-a-number", "negative", "too-large", "unknown-currency", "ambiguous")
+
+
+@dataclass(frozen=True)
+class BudgetReading:
+    """A budget as typed, understood: `low` is set when a range was typed (amount is its top)."""
+
+    amount: int | float
+    currency: str
+    low: int | float | None = None
 
 
 def parse_budget(text: str, default_currency: str = "USD",
                  knowledge: Any = None) -> tuple[int | float, str] | str:
     """What the user typed → (amount, currency), or an i18n key `advice.budget.<error>`.
 
-    Accepts "5000", "5,000", "5000 CNY", "¥5000", "$800", "800 usd", "５０００", "5k", "1.2万".
-    """
+    Accepts "5000", "5,000", "5000 CNY", "¥5000", "$800", "800 usd", "５０００", "5k", "1.2万",
+    "1.2w", "5千", and ranges ("3000-5000", "3000~5000": the top)."""
+    reading = read_budget(text, default_currency, knowledge)
+    return reading if isinstance(reading, str) else (reading.amount, reading.currency)
+
+
+def read_budget(text: str, default_currency: str = "USD", knowledge: Any = None) -> BudgetReading | str:
+    """parse_budget, saying also whether a range was typed."""
     s = unicodedata.normalize("NFKC", text or "").strip().lower()
     if not s:
         return _budget_error("empty")
-    if s.startswith("-") or s.startswith("−"):
-        return _budget_error("negative")
     currency = None
     for word in sorted(_CNY_WORDS + _USD_WORDS, key=len, reverse=True):
         if word in s:
@@ -203,10 +263,44 @@ def parse_budget(text: str, default_currency: str = "USD",
         if code.lower() in s:
             currency = currency or code
             s = s.replace(code.lower(), " ")
-    s = s.replace(",", "").replace("_", "").replace(" ", "")
+    s = s.strip()
     if not s:
         return _budget_error("empty")
-    if "-" in s:
+    if s[0] in "-−":
+        return _budget_error("negative")
+    parts = _RANGE.match(s)
+    texts = [parts.group("low"), parts.group("high")] if parts else [s]
+    # "3-5千", "3~5k": the unit written once covers both ends.
+    unit = texts[-1].strip()[-1:] if len(texts) == 2 and texts[-1].strip()[-1:] in _MULTIPLIERS else ""
+    if unit and texts[0].strip()[-1:] not in _MULTIPLIERS:
+        texts[0] = texts[0].strip() + unit
+    numbers = []
+    for part in texts:
+        value = _one_amount(part)
+        if isinstance(value, str):
+            return value
+        numbers.append(value)
+    if any(part.strip()[-1:] in _CNY_MULTIPLIERS for part in texts):
+        currency = currency or "CNY"
+    currency = currency or default_currency
+    cap = max_budget(currency, knowledge)
+    if cap is None:
+        return _budget_error("unknown-currency")
+    top = max(numbers)
+    if not math.isfinite(top) or top > cap:
+        return _budget_error("too-large")
+    amounts = [_tidy(n) for n in numbers]
+    return BudgetReading(max(amounts), currency, min(amounts) if len(amounts) == 2 else None)
+
+
+def _one_amount(part: str) -> float | str:
+    s = part.strip().replace("_", "").replace(" ", "")
+    if not s:
+        return _budget_error("not-a-number")
+    if "," in s and not _GROUPED.fullmatch(s.rstrip("".join(_MULTIPLIERS))):
+        return _budget_error("ambiguous")
+    s = s.replace(",", "")
+    if s[0] in "-−":
         return _budget_error("negative")
     multiplier = 1
     if s[-1] in _MULTIPLIERS:
@@ -214,17 +308,13 @@ def parse_budget(text: str, default_currency: str = "USD",
         s = s[:-1]
     match = _NUMBER.fullmatch(s)
     if not match:
-        return _budget_error("unknown-currency" if re.fullmatch(r"[\d.]+[a-z]+", s)
-                             else "not-a-number")
-    amount = float(match.group(1)) * multiplier
-    currency = currency or default_currency
-    cap = max_budget(currency, knowledge)
-    if cap is None:
-        return _budget_error("unknown-currency")
-    if not math.isfinite(amount) or amount > cap:
-        return _budget_error("too-large")
+        return _budget_error("unknown-currency" if re.fullmatch(r"[\d.]+[a-z]+", s) else "not-a-number")
+    return float(match.group(1)) * multiplier
+
+
+def _tidy(amount: float) -> int | float:
     amount = round(amount, 2)
-    return (int(amount) if amount.is_integer() else amount), currency
+    return int(amount) if amount.is_integer() else amount
 
 
 def _budget_error(name: str) -> str:

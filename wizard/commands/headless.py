@@ -17,7 +17,7 @@ from wizard.i18n import language_from_env, t
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    from wizard.answers import AnswersError, parse_answers, unknown_answer_keys
+    from wizard.answers import AnswersError, budget_reading, parse_answers, unknown_answer_keys
     from wizard.knowledge import load_knowledge
     from wizard.report import (
         ReportError, check_report_target, default_report_path, read_toml,
@@ -44,6 +44,13 @@ def run_headless(args: argparse.Namespace) -> int:
         return 2
     for key in unknown_answer_keys(data["answers"]):
         _err(t("report.headless.ignored-key", lang, path=answers_path, name=key))
+    reading = budget_reading(data["answers"], knowledge)
+    if reading is not None and reading.low is not None:  # a range: say which end counts
+        from wizard.advise import format_money
+
+        _err(f"{answers_path}: answers.budget: " + t(
+            "ui.budget.range", lang, money=format_money(reading.amount, reading.currency, knowledge),
+            low=format_money(reading.low, reading.currency, knowledge)))
 
     # Refuse a taken name now, not after a minute of probing; save_report checks again.
     try:
