@@ -205,3 +205,33 @@ async def test_every_page_renders_in_a_markdown_widget_at_80_columns():
                 await widget.update(page(lang, name))
                 await pilot.pause()
                 assert widget.children, f"{lang}/{name}.md rendered nothing"
+
+
+# --- what a reader never sees: our internals ----------------------------------------------
+
+INTERNAL = re.compile(r"shared/|content/\w|\.toml\b|\bnot verified\b|\bunverified\b|未经核实|未核实|"
+                      r"we have no checked|street_price|launch_price")
+
+
+def _user_texts():
+    for lang in LANGS:
+        for name in PAGES:
+            yield f"{lang}/{name}.md", page(lang, name)
+        for path in sorted((content_dir() / lang / "strings").glob("*.toml")):
+            yield f"{lang}/strings/{path.name}", path.read_text(encoding="utf-8")
+    for platform in load_knowledge().platforms:
+        yield f"platform {platform.id}", platform.summary_en + "\n" + platform.summary_zh
+
+
+@pytest.mark.parametrize("where, text", list(_user_texts()), ids=lambda v: v if isinstance(v, str) and len(v) < 60 else "")
+def test_no_user_text_shows_our_files_or_internal_notes(where, text):
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    found = [line for line in lines if INTERNAL.search(line)]
+    assert not found, f"{where}: {found[:3]}"
+
+
+def test_china_access_is_only_claimed_from_a_source():
+    """platforms.toml's own rule: "unknown" wherever the region notes are not verified."""
+    for platform in load_knowledge().platforms:
+        if "region_notes" in platform.unverified:
+            assert platform.cn_access == "unknown", platform.id
