@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from wizard.advise import format_money
 from wizard.i18n import t
 from wizard.textout import asciify
 
@@ -121,9 +122,15 @@ class ResultScreen(StepScreen):
         if not rec.gpus:
             cheapest = rec.cheapest_adequate
             if cheapest is not None:
-                out.append(Static(self.text(ui("result.cheapest", lang, gpu=cheapest.name,
-                                             price=price_text(cheapest, knowledge, lang))),
-                                  classes="muted"))
+                price = price_text(cheapest, knowledge, lang)
+                total = rec.cheapest_total
+                if total is not None and cheapest.price is not None and total > cheapest.price:
+                    # The card alone may be under the budget: say what really does not fit.
+                    text = ui("result.cheapest_desktop", lang, gpu=cheapest.name, price=price,
+                              total=format_money(total, cheapest.currency, knowledge))
+                else:
+                    text = ui("result.cheapest", lang, gpu=cheapest.name, price=price)
+                out.append(Static(self.text(text), classes="muted"))
             else:
                 out.append(Static(self.text(ui("result.no_picks", lang)), classes="muted"))
             return out

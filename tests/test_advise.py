@@ -456,3 +456,15 @@ def test_the_goal_steps_ram_warning_reaches_the_result(knowledge):
     assert any(f"{goal.min_ram_gb:g} GB or more" in r and "RAM" in r for r in rec.reasons)
     enough = dataclasses.replace(machine, ram_gb=goal.min_ram_gb * 2)
     assert not any("RAM" in r for r in advise(answers(goal="llm-inference"), enough, knowledge, "en").reasons)
+
+
+def test_a_laptop_user_is_told_the_whole_pc_does_not_fit_even_when_the_card_would(knowledge):
+    goal = knowledge.goal("kaggle")
+    cheapest = min(gpu_candidates(knowledge, goal, "USD", "en"), key=lambda p: p.price)
+    budget = cheapest.price + 50                       # the card alone fits, a PC around it does not
+    rec = run(plain_machine(), knowledge, goal="kaggle", budget_amount=budget, form_factor="laptop")
+    assert rec.gpus == () and rec.cheapest_adequate.name == cheapest.name
+    assert rec.cheapest_total > budget > rec.cheapest_adequate.price
+    desk = run(plain_machine(chassis="desktop"), knowledge, goal="kaggle", budget_amount=cheapest.price - 1,
+               form_factor="desktop")
+    assert desk.cheapest_total == desk.cheapest_adequate.price   # a desktop only needs the card

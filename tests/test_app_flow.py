@@ -500,6 +500,21 @@ async def test_a_cu126_command_stays_on_one_line_at_80_columns():
         assert shown(widget) == squeeze(command)
 
 
+async def test_a_laptop_budget_that_buys_the_card_but_not_a_pc_says_so():
+    from wizard.advise import format_money, gpu_candidates
+
+    knowledge = load_knowledge()
+    cheapest = min(gpu_candidates(knowledge, knowledge.goal("kaggle"), "USD", "en"), key=lambda p: p.price)
+    app = make_app("en", machine=machine("vm-no-gpu"))
+    async with app.run_test(size=(80, 60)) as pilot:
+        await walk(pilot, form_factor="laptop", budget=str(int(cheapest.price) + 50), goal="kaggle")
+        await until(pilot, lambda: app.outcome() is not None, what="the advice")
+        rec = app.outcome().recommendation
+        texts = [squeeze(shown(w)) for w in app.screen.query("Static.muted")]
+    total = format_money(rec.cheapest_total, "USD", knowledge)
+    assert any(cheapest.name.replace(" ", "") in text and total in text and "wholePC" in text for text in texts), texts
+
+
 async def test_copy_without_a_command_warns_instead_of_copying():
     app = make_app("en", machine=machine("laptop-4060"), torch_chooser=lambda m, lang: None)
     async with app.run_test() as pilot:

@@ -74,6 +74,9 @@ class Recommendation:
     form_factor: str = ""                 # the one the advice used (answer or assumption)
     assumed: tuple[str, ...] = ()         # answers that were "not sure" and got a default
     cheapest_adequate: GpuPick | None = None  # set when the budget is too small for any pick
+    # What that cheapest option costs in all: the card, plus a desktop around it when the user
+    # has none to put it in (a laptop): why a card cheaper than the budget still does not fit.
+    cheapest_total: float | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
     values: dict[str, Any] = dict(common, platform=platform_name)
     picks: tuple[GpuPick, ...] = ()
     cheapest: GpuPick | None = None
+    cheapest_total: float | None = None
     shown_platforms = platforms
 
     said_no = answers.need_gpu == "no"
@@ -172,7 +176,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         draft.add("goal-need", **common)
         _describe_missing_gpu(local, machine, goal, draft, common)
         _fix_first(errors, draft)
-        verdict, headline_key, picks, cheapest = _new_hardware(
+        verdict, headline_key, picks, cheapest, cheapest_total = _new_hardware(
             answers, machine, knowledge, goal, form, lang, draft, values, platforms)
         if verdict == "use-free-cloud":
             shown_platforms = tuple(p for p in platforms if p.kind != "paid") or platforms
@@ -204,6 +208,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         form_factor=form,
         assumed=tuple(assumed),
         cheapest_adequate=cheapest,
+        cheapest_total=cheapest_total,
     )
 
 
@@ -400,7 +405,8 @@ def _fix_first(errors: list[Finding], draft: _Draft) -> None:
 
 def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal: Goal, form: str,
                   lang: str, draft: _Draft, values: dict[str, Any],
-                  platforms: tuple[PlatformPick, ...]) -> tuple[str, str, tuple[GpuPick, ...], GpuPick | None]:
+                  platforms: tuple[PlatformPick, ...]
+                  ) -> tuple[str, str, tuple[GpuPick, ...], GpuPick | None, float | None]:
     currency = answers.budget_currency
     budget = answers.budget_amount
     free_vram = _best_free_vram(knowledge, platforms, goal)
@@ -415,7 +421,7 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
 
     if form == "server":
         draft.add("server-admin")
-        return cloud_verdict, "server", (), None
+        return cloud_verdict, "server", (), None, None
     if is_mac:
         draft.add("apple-no-upgrade")
     elif form == "laptop":
@@ -427,12 +433,12 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
         draft.add("unsure-budget", goal=values["goal"])
         picks = tuple(sorted(candidates, key=_cheapest_first)[:MAX_PICKS])
         _price_notes(picks, knowledge, currency, draft, lang)
-        return cloud_verdict, ("use-free-cloud-unsure-budget" if free_ok else "rent-cloud"), picks, None
+        return cloud_verdict, ("use-free-cloud-unsure-budget" if free_ok else "rent-cloud"), picks, None, None
     if budget <= 0:
         draft.add("no-budget")
         if form == "laptop":
             draft.add("laptop-plus-cloud")
-        return cloud_verdict, ("use-free-cloud-no-budget" if free_ok else "rent-cloud"), (), None
+        return cloud_verdict, ("use-free-cloud-no-budget" if free_ok else "rent-cloud"), (), None, None
 
     affordable = [c for c in candidates if c.price is not None and c.price + base <= budget]
     if not affordable:
@@ -455,7 +461,8 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
             key = "use-free-cloud" if free_ok else "rent-cloud"
         if form == "laptop":
             draft.add("laptop-plus-cloud")
-        return cloud_verdict, key, (), cheapest
+        total = cheapest.price + base if cheapest is not None and cheapest.price is not None else None
+        return cloud_verdict, key, (), cheapest, total
 
     picks = tuple(sorted(affordable, key=_ranker(knowledge, goal))[:MAX_PICKS])
     top = picks[0]
@@ -475,7 +482,7 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
     _multi_gpu_notes(goal, picks, budget, lang, draft)
     _price_notes(picks, knowledge, currency, draft, lang)
     draft.add("old-cards-skipped")
-    return verdict, verdict, picks, None
+    return verdict, verdict, picks, None, None
 
 
 def gpu_candidates(knowledge: Knowledge, goal: Goal, currency: str, lang: str) -> list[GpuPick]:
