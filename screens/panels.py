@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
+from wizard.textout import gb_text
 
 from screens.facts import Live
 
@@ -37,6 +39,11 @@ def num(value: float | None) -> str:
     return f"{value:g}" if value < 100 else f"{value:,.0f}"
 
 
+def gb(value: float | None) -> str:
+    """Memory as every other screen says it: a driver's 11.99 is 12 GB (one rule, wizard.textout)."""
+    return "?" if value is None else gb_text(value)
+
+
 def _probe_problem(live: Live, name: str, lang: str) -> Check | None:
     """The line for a probe that has no result: still running, failed, or not run."""
     state = live.state(name)
@@ -59,7 +66,7 @@ def system_check(live: Live, lang: str) -> Check:
     s = live.system
     assert s is not None
     text = _u("check.system", lang, cpu=s.cpu_model or "?", cores=num(s.cpu_cores),
-              threads=num(s.cpu_threads), ram=num(s.ram_gb))
+              threads=num(s.cpu_threads), ram=gb(s.ram_gb))
     return Check("info", text)
 
 
@@ -67,14 +74,14 @@ def ram_check(live: Live, lang: str) -> Check | None:
     s = live.system
     if s is None or s.ram_gb is None or s.ram_gb >= LOW_RAM_GB:
         return None
-    return Check("warning", _u("check.ram_low", lang, ram=num(s.ram_gb)))
+    return Check("warning", _u("check.ram_low", lang, ram=gb(s.ram_gb)))
 
 
 def gpu_text(gpu: "Gpu", lang: str) -> str:
     parts = [gpu.name]
     if gpu.vram_gb is not None:
         key = "check.gpu_shared" if gpu.unified_memory else "check.gpu_vram"
-        parts.append(_u(key, lang, vram=num(gpu.vram_gb)))
+        parts.append(_u(key, lang, vram=gb(gpu.vram_gb)))
     if gpu.compute_capability:
         parts.append(_u("check.gpu_cc", lang, cc=gpu.compute_capability))
     if gpu.kernel_driver == "nouveau":
@@ -299,7 +306,7 @@ def form_factor_checks(live: Live, lang: str, answered: bool = False) -> list[Ch
     kind = chassis(live) or "unknown"
     evidence = live.recorded.chassis_evidence if live.recorded else live.hardware.evidence  # type: ignore[union-attr]
     kind_text = _u(f"chassis.{kind}", lang)
-    why = _u("detect.because", lang, evidence=evidence[0]) if evidence else ""
+    why = _u("detect.because", lang, evidence=chassis_evidence_text(evidence[0], lang)) if evidence else ""
     answer = detected_form_factor(live)
     if answer and answered:
         return [Check("ok", _u("detect.chassis_only", lang, kind=kind_text, why=why))]
@@ -358,14 +365,14 @@ def goal_checks(live: Live, lang: str, goal: Any, knowledge: Any) -> list[Check]
         if vram is None:
             out.append(Check("info", _u("check.vram_unknown", lang, gpu=name)))
         elif vram >= goal.comfortable_vram_gb:
-            out.append(Check("ok", _u("check.vram_comfortable", lang, gpu=name, vram=num(vram))))
+            out.append(Check("ok", _u("check.vram_comfortable", lang, gpu=name, vram=gb(vram))))
         elif vram >= goal.min_vram_gb:
-            out.append(Check("warning", _u("check.vram_enough", lang, gpu=name, vram=num(vram))))
+            out.append(Check("warning", _u("check.vram_enough", lang, gpu=name, vram=gb(vram))))
         else:
-            out.append(Check("error", _u("check.vram_short", lang, gpu=name, vram=num(vram),
+            out.append(Check("error", _u("check.vram_short", lang, gpu=name, vram=gb(vram),
                                          min=num(goal.min_vram_gb))))
     ram = machine.ram_gb
     if ram is not None:
         key, kind = ("check.ram_ok", "ok") if ram >= goal.min_ram_gb else ("check.ram_short", "warning")
-        out.append(Check(kind, _u(key, lang, ram=num(ram), need=num(goal.min_ram_gb))))
+        out.append(Check(kind, _u(key, lang, ram=gb(ram), need=num(goal.min_ram_gb))))
     return out

@@ -14,25 +14,28 @@ from wizard.i18n import t
 from wizard.textout import asciify
 
 from screens import chart
-from screens.panels import Check, benchmark_checks, num
+from screens.panels import Check, benchmark_checks, gb
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import Bullets, CheckPanel, Guide
 
 
 def price_text(pick: Any, knowledge: Any, lang: str) -> str:
-    """"about ¥3,399 (street price, 2025-05)": what kind of number it is, and its date."""
+    """"about $1,200 (street price, 2026-01)": what kind of number it is, and its date."""
     if pick.price is None:
         return t("ui.result.no_price", lang)
     try:
         symbol = knowledge.currency(pick.currency).symbol
     except KeyError:
         symbol = f"{pick.currency} "
-    values = {"symbol": symbol, "amount": f"{pick.price:,.0f}", "date": pick.price_date or "?"}
-    kind = (pick.price_kind or "").replace("-", "_")
-    text = t(f"guide.prices.{kind}", lang, **values) if kind else t("guide.prices.approximate", lang, **values)
-    if pick.price_approximate and kind != "street":
-        text = t("ui.result.about", lang, price=text)
-    return text
+    values = {"symbol": symbol, "amount": f"{pick.price:,.0f}", "date": pick.price_date or ""}
+    kind = pick.price_kind if pick.price_kind in ("street", "used") else ""
+    if kind == "street" and pick.price_converted_market:
+        try:
+            values["market"] = knowledge.market.market(pick.price_converted_market).name(lang)
+            kind = "street_converted"
+        except KeyError:
+            pass
+    return t(f"guide.prices.{kind}", lang, **values) if kind else t("guide.prices.approximate", lang, **values)
 
 
 class ResultScreen(StepScreen):
@@ -148,7 +151,7 @@ class ResultScreen(StepScreen):
         plain = asciify if self.wizard.ascii_marks else str
         for pick in rec.gpus:
             # Rich Text cells: measured for the column widths, and never read as markup.
-            table.add_row(Text(plain(pick.name)), Text(f"{num(pick.vram_gb)} GB"),
+            table.add_row(Text(plain(pick.name)), Text(f"{gb(pick.vram_gb)} GB"),
                           Text(plain(price_text(pick, knowledge, lang))))
 
     def _chart(self, rec: Any, machine: Any, knowledge: Any) -> list[Any]:
@@ -180,9 +183,19 @@ class ResultScreen(StepScreen):
             out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
             if self.wizard.can_pick_python:
                 out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
+            out += self._china(rec.torch_command)
         else:
             out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
         return out
+
+    def _china(self, command: str) -> list[Any]:
+        """In Chinese only: the same install from mirrors in mainland China (wizard.torch_china)."""
+        from wizard.torch_china import china_lines_for_machine
+
+        outcome = self.wizard.outcome()
+        lines = china_lines_for_machine(command, outcome.machine if outcome else None, self.lang)
+        return [Static(Text(item.text), classes="china-command") if item.kind == "command"
+                else Static(self.text(item.text), classes="muted china-text") for item in lines]
 
     def _benchmark(self) -> list[Any]:
         if self.wizard.live.benchmark() is None:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wizard.advise import (
-    PICK_SEGMENTS, DESKTOP_BASE_COST_USD, Recommendation, advise, gpu_candidates, rank_platforms,
+    PICK_SEGMENTS, Recommendation, advise, gpu_candidates, rank_platforms,
 )
 from wizard.answers import Answers
 from wizard.diagnose import diagnose
@@ -147,7 +147,7 @@ def test_a_laptop_is_never_told_to_add_a_card(machines, knowledge):
               budget_amount=5000)
     assert rec.verdict == "buy-desktop"
     assert any("laptop" in r.lower() and "can't" in r for r in rec.reasons)
-    base = DESKTOP_BASE_COST_USD
+    base = knowledge.desktop_base("USD").amount
     assert all(p.price + base <= 5000 for p in rec.gpus)
 
 
@@ -233,7 +233,7 @@ def test_a_multi_gpu_wish_gets_the_goal_note_and_the_memory_caveat(knowledge):
 
 
 def test_a_desktop_upgrade_names_the_power_supply(knowledge):
-    rec = run(plain_machine(chassis="desktop"), knowledge, goal="learning", budget_amount=400)
+    rec = run(plain_machine(chassis="desktop"), knowledge, goal="learning", budget_amount=1000)
     assert rec.verdict == "upgrade-desktop"
     assert any("PCIe" in r and " W" in r for r in rec.reasons)
 
@@ -468,3 +468,19 @@ def test_a_laptop_user_is_told_the_whole_pc_does_not_fit_even_when_the_card_woul
     desk = run(plain_machine(chassis="desktop"), knowledge, goal="kaggle", budget_amount=cheapest.price - 1,
                form_factor="desktop")
     assert desk.cheapest_total == desk.cheapest_adequate.price   # a desktop only needs the card
+
+
+def test_the_advice_for_a_gpu_the_newest_pytorch_dropped_says_its_support_ended(machines, knowledge):
+    from wizard.install import choose_for_machine
+
+    pascal = machines["desktop-1080ti"]
+    choice = choose_for_machine(pascal, "en")
+    rec = advise(Answers(need_gpu="yes", has_nvidia="yes", form_factor="desktop", goal="learning"),
+                 pascal, knowledge, lang="en", findings=diagnose(pascal, "en"), torch_choice=choice)
+    ended = [r for r in rec.reasons if "no longer supports this GPU" in r]
+    assert ended and choice.torch_version in ended[0]
+    turing = machines["laptop-4060"]
+    rec = advise(Answers(need_gpu="yes", has_nvidia="yes", form_factor="laptop", goal="learning"),
+                 turing, knowledge, lang="en", findings=diagnose(turing, "en"),
+                 torch_choice=choose_for_machine(turing, "en"))
+    assert not any("no longer supports this GPU" in r for r in rec.reasons)

@@ -139,7 +139,7 @@ def test_rocm_build_on_nvidia_and_cuda_build_on_amd():
     assert only(torch_findings(m), "torch-rocm-build-on-nvidia").fix.endswith("/whl/cu132")
     m = machine(gpus=[Gpu(vendor="amd", name="AMD Radeon RX 7900 XTX", source="pci", vram_gb=24.0)],
                 torch=torch(version="2.13.0", build="cuda", cuda_version="13.0"))
-    assert only(torch_findings(m), "torch-cuda-build-on-amd").fix.endswith("/whl/rocm7.2")
+    assert only(torch_findings(m), "torch-cuda-build-on-amd").fix.endswith("/whl/rocm7.14")
 
 
 def test_cuda_build_that_cannot_see_a_working_gpu():

@@ -18,7 +18,7 @@ from wizard import knowledge as kn
 from wizard.content import content_dir
 from wizard.knowledge import KnowledgeError, load_knowledge
 
-DATA_FILES = ("gpus.toml", "goals.toml", "platforms.toml", "currency.toml")
+DATA_FILES = ("gpus.toml", "goals.toml", "platforms.toml", "currency.toml", "market.toml")
 REQUIRED_GOALS = ("learning", "kaggle", "vision-apps", "image-generation", "llm-inference",
                   "llm-finetune", "research")
 
@@ -107,24 +107,43 @@ def test_laptop_parts_never_have_more_memory_than_their_desktop_namesake(real):
 # --- prices and currency --------------------------------------------------------------------
 
 
-def test_cny_street_price_comes_with_its_date(real):
-    price = real.price(real.gpu("GeForce RTX 5070 Ti"), "CNY")
-    assert price.kind == "street" and price.currency == "CNY"
-    assert price.date == "2025-05" and price.approximate and price.converted_from is None
-    assert price.amount == 8000  # the upper end of the sourced 7,000-8,000 range
+def test_us_street_price_is_the_newest_observation_with_its_date(real):
+    price = real.price(real.gpu("GeForce RTX 5070 Ti"), "USD")
+    assert price.kind == "street" and price.currency == "USD" and price.market == "us"
+    assert price.approximate and price.converted_from is None
+    observed = [p for p in real.market.prices if p.gpu == "GeForce RTX 5070 Ti" and p.market == "us"]
+    assert len(observed) > 1 and price.date == max(p.date for p in observed)
 
 
-def test_price_without_a_local_figure_is_converted_and_says_so(real):
+def test_a_range_is_stored_as_its_upper_end(real):
+    price = real.price(real.gpu("GeForce RTX 3090"), "USD")
+    assert price.low is not None and price.low < price.amount
+
+
+def test_a_mainland_buyer_without_a_local_price_gets_a_converted_one_that_says_so(real):
     rate = real.rate("USD", "CNY")
-    price = kn.price_in(real.gpu("GeForce RTX 3090"), "CNY")
-    assert price.converted_from == "USD" and price.kind == "launch-msrp"
+    us = real.price(real.gpu("GeForce RTX 5080"), "USD")
+    price = kn.price_in(real.gpu("GeForce RTX 5080"), "CNY")
+    assert price.converted_from == "USD" and price.converted_market == "us" and price.market == "cn"
     assert price.rate_date == rate.date and price.approximate
-    assert price.amount == round(1499 * rate.rate)
+    assert abs(price.amount - us.amount * rate.rate) <= 50 and price.amount % 100 == 0  # rounded
 
 
-def test_unverified_cny_launch_price_is_approximate(real):
-    price = real.price(real.gpu("GeForce RTX 4060"), "CNY")
-    assert price.kind == "cn-launch-msrp" and price.approximate
+def test_cards_not_sold_in_a_market_have_no_price_there(real):
+    assert real.price(real.gpu("GeForce RTX 5090"), "CNY") is None      # export rules
+    assert real.price(real.gpu("GeForce RTX 4090"), "USD").kind == "used"  # out of production: used only
+    assert real.price(real.gpu("GeForce RTX 4090 D"), "USD") is None    # China-only
+
+
+def test_a_used_price_is_offered_as_used(real):
+    price = real.price(real.gpu("GeForce RTX 3090"), "USD")
+    assert price.kind == "used" and price.date.startswith("2026-")
+
+
+def test_launch_prices_are_never_todays_price(real):
+    # The 2023 launch price of the RTX 4060 is in the catalog, but it is not a 2026 price.
+    assert real.gpu("GeForce RTX 4060").launch_price_usd
+    assert real.price(real.gpu("GeForce RTX 4060"), "USD") is None
 
 
 def test_datacenter_card_has_no_price(real):
@@ -296,9 +315,19 @@ BROKEN = [
     ("gpus.toml", _set("gpu", "name", RTX4060, "vram_gb", -8), f'"{RTX4060}"', "vram_gb", "outside"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "segment", "tablet"), f'"{RTX4060}"', "segment", "not one of"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "pci_device_ids", ["2882"]), f'"{RTX4060}"', "pci_device_ids", "item 0"),
-    ("gpus.toml", _set("gpu", "name", RTX4060, "street_price_cyn", 2000), f'"{RTX4060}"', "street_price_cyn", "unknown field"),
+    ("gpus.toml", _set("gpu", "name", RTX4060, "street_price_cny", 2000), f'"{RTX4060}"', "street_price_cny", "unknown field"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "compute_capability", _DELETE), f'"{RTX4060}"', "compute_capability", "missing"),
-    ("gpus.toml", _set("gpu", "name", RTX4060, "street_price_cny", 2000), f'"{RTX4060}"', "street_price_date", "date and source"),
+    ("gpus.toml", _set("gpu", "name", RTX4060, "markets", ["us"]), f'"{RTX4060}"', "availability_source", "sold"),
+    ("gpus.toml", _set("gpu", "name", "GeForce RTX 5070", "markets", ["eu"]), '"GeForce RTX 5070"', "markets", "not a market"),
+    ("market.toml", lambda d: d["price"][0].update(gpu="RTX 9999"), 'price[0] "RTX 9999"', "gpu", "not a catalog entry"),
+    ("market.toml", lambda d: d["price"][0].update(currency="CNY"), "price[0]", "currency", "in USD"),
+    ("market.toml", lambda d: d["price"][0].update(low=99_999), "price[0]", "low", "above amount"),
+    ("market.toml", lambda d: d["price"][0].update(condition="refurbished"), "price[0]", "condition", "not one of"),
+    ("market.toml", lambda d: d["price"][0].update(date="2026"), "price[0]", "date", "month like"),
+    ("market.toml", lambda d: d["rest_of_pc"][0].update(date="2020-01"), "", "rest_of_pc", "no current"),
+    ("market.toml", lambda d: d.update(as_of="soon"), "", "as_of", "date like"),
+    ("market.toml", lambda d: d["market"].append(dict(d["market"][0])), 'market[2] "us"', "id", "listed already"),
+    ("market.toml", lambda d: d["market"][1].update(convert_from="cn"), 'market[1] "cn"', "convert_from", "another market"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "unverified", ["speed"]), f'"{RTX4060}"', "unverified", "not a field"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "launch_year", 2016.5), f'"{RTX4060}"', "launch_year", "whole number"),
     ("gpus.toml", _set("gpu", "name", RTX4060, "pci_vendor_id", "0x1002"), f'"{RTX4060}"', "pci_vendor_id", "nvidia"),

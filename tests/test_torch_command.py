@@ -166,11 +166,21 @@ def test_old_gpu_with_too_new_python():
 
 
 def test_amd_on_linux_gets_rocm():
+    # 2.14's ROCm builds: 7.14 (RELEASE.md's stable ROCm) and 7.2; 2.15's are not confirmed.
     choice = pick("linux", gpu_vendor="amd")
-    assert (choice.torch_version, choice.variant) == ("2.13.0", "rocm7.2")
-    assert choice.command == "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/rocm7.2"
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "rocm7.14")
+    assert choice.command == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/rocm7.14"
     assert "amd-gfx-unknown" in choice.warning_ids and "rocm-lags" in choice.warning_ids
-    assert pick("linux", gpu_vendor="amd", amd_gfx=["gfx1151"]).variant == "rocm7.2"   # Strix Halo: 7.2 only
+    assert pick("linux", gpu_vendor="amd", amd_gfx=["gfx1151"]).variant == "rocm7.14"  # Strix Halo
+    assert pick("linux", gpu_vendor="amd", amd_gfx=["gfx1103"]).variant == "rocm7.14"  # Radeon 780M, new in 7.14
+    assert pick("linux", gpu_vendor="amd", amd_gfx=["gfx1100"]).uv_command \
+        == "uv pip install torch==2.14.1 --torch-backend=rocm7.14"
+
+
+def test_vega_gets_the_rocm_7_2_build_that_7_14_dropped():
+    choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx906"])     # Radeon VII / MI50
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "rocm7.2")
+    assert choice.command == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/rocm7.2"
 
 
 def test_amd_gpu_missing_from_every_rocm_list():
@@ -181,7 +191,7 @@ def test_amd_gpu_missing_from_every_rocm_list():
 
 def test_an_rdna2_neighbour_gets_rocm_with_the_unofficial_override():
     choice = pick("linux", gpu_vendor="amd", amd_gfx=["gfx1031"])   # RX 6700 XT runs gfx1030 kernels
-    assert choice.variant == "rocm7.2" and "hsa-override" in choice.warning_ids
+    assert choice.variant == "rocm7.14" and "hsa-override" in choice.warning_ids
     assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in " ".join(choice.warnings)
 
 
@@ -217,7 +227,35 @@ def test_intel_arc_gets_the_xpu_build():
 def test_linux_arm_server_uses_the_aarch64_builds():
     choice = pick("linux", "580.65.06", ["12.1"], arch="aarch64")   # DGX Spark, GB10
     assert (choice.torch_version, choice.variant) == ("2.14.1", "cu130")
+    assert choice.command == "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu130"
     assert pick("linux", "580.65.06", ["6.1"], arch="aarch64").problem == "gpu-too-old"
+    # 2.15 has no confirmed aarch64 CUDA build: said as such, not as "no kernels for your GPU".
+    assert "cuda-lags" in choice.warning_ids and "gpu-limits" not in choice.warning_ids
+    assert "linux-aarch64" in " ".join(choice.warnings)
+
+
+def test_python_3_10_on_windows_keeps_the_pypi_default_cuda_of_2_14():
+    # 2.15 needs Python 3.11; for 2.14.1 the preferred build stays CUDA 13.0 (PyPI's Linux default),
+    # on Windows too, where PyPI itself is CPU-only.
+    for os_name in ("windows", "linux"):
+        choice = pick(os_name, "580.97", ["8.9"], python="3.10")
+        assert (choice.torch_version, choice.variant) == ("2.14.1", "cu130"), os_name
+
+
+def test_linux_arm_with_an_unknown_gpu_is_told_the_range_the_arm_build_covers():
+    choice = pick("linux", "580.95.05", [], arch="aarch64", gpu_vendor="nvidia")
+    assert (choice.torch_version, choice.variant) == ("2.14.1", "cu130")
+    assert "arch-unknown-range" in choice.warning_ids and "arch-unknown-covered" not in choice.warning_ids
+    note = choice.warnings[choice.warning_ids.index("arch-unknown-range")]
+    assert "sm_80" in note and "sm_120" in note and "Maxwell" not in note
+
+
+def test_linux_arm_without_a_gpu_gets_the_cpu_index_not_plain_pypi():
+    # Plain PyPI on Linux aarch64 is a CUDA build since 2.11 (test-infra #7869): the CPU build
+    # has to come from the cpu index.
+    choice = pick("linux", arch="aarch64")
+    assert choice.variant == "cpu"
+    assert choice.command == "pip install torch==2.15.0 --index-url https://download.pytorch.org/whl/cpu"
 
 
 def test_chinese_text():
@@ -380,3 +418,59 @@ def test_an_old_driver_is_told_which_update_unlocks_the_newest_build_for_its_gpu
     assert (choice.torch_version, choice.variant) == ("2.7.1", "cu118")
     text = " ".join(choice.warnings)
     assert "torch 2.14.1 with cu126" in text and "525.60.13" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Mirrors in mainland China: printed in Chinese only
+
+
+TUNA = "https://pypi.tuna.tsinghua.edu.cn/simple"
+
+
+def test_cli_english_has_no_mirror_lines(capsys):
+    code, out, _ = run_cli(capsys, "--os", "linux", "--driver", "550.54.15", "--compute-capability", "8.6",
+                           "--python-version", "3.12", "--lang", "en")
+    assert code == 0
+    assert "mirror" not in out.lower() and "tuna" not in out and "sjtu" not in out
+
+
+def test_cli_chinese_prints_the_mirror_lines_unwrapped(capsys):
+    # cu126 (driver 550): PyPI's own 2.14.1 is CUDA 13.0, so only the wheel mirror serves it.
+    code, out, _ = run_cli(capsys, "--os", "linux", "--driver", "550.54.15", "--compute-capability", "8.6",
+                           "--python-version", "3.12", "--lang", "zh")
+    assert code == 0
+    assert "    pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126\n" in out
+    assert "    pip install torch==2.14.1 --index-url https://mirror.sjtu.edu.cn/pytorch-wheels/cu126\n" in out
+    assert "上海交通大学镜像" in out and "3.0 GB" in out and "2026-11-30" in out
+    assert TUNA not in out                  # PyPI's build would be the wrong one (cu130)
+    assert out.index("sjtu.edu.cn") < out.index("原因")   # right under the install command
+
+
+def test_cli_chinese_offers_the_pypi_mirror_when_pypi_has_this_very_build(capsys):
+    code, out, _ = run_cli(capsys, "--os", "linux", "--driver", "580.95.05", "--compute-capability", "8.6",
+                           "--python-version", "3.12", "--lang", "zh")
+    assert code == 0 and "whl/cu132" in out
+    assert f"    pip install torch==2.15.0 -i {TUNA}\n" in out and "清华大学" in out
+    assert "pytorch-wheels/cu132" not in out and "pytorch/whl/cu132" not in out   # no mirror lists cu132
+
+
+def test_cli_chinese_says_plainly_when_no_mirror_has_the_build(capsys):
+    # Windows cu132: not on PyPI (Windows PyPI is CPU) and on no mirror's list.
+    code, out, _ = run_cli(capsys, "--os", "windows", "--driver", "581.57", "--compute-capability", "8.9",
+                           "--python-version", "3.12", "--lang", "zh")
+    assert code == 0 and "whl/cu132" in out
+    assert "都没有 torch 2.15.0 的 cu132 版" in out and "只能从 download.pytorch.org 下载" in out
+    assert TUNA not in out and "sjtu.edu.cn" not in out
+    code, out, _ = run_cli(capsys, "--os", "linux", "--gpu-vendor", "amd", "--amd-gfx", "gfx1100",
+                           "--python-version", "3.12", "--lang", "zh")
+    assert code == 0 and "的 rocm7.14 版" in out and "download.pytorch.org" in out
+
+
+def test_cli_chinese_on_a_mac_points_at_the_pypi_mirror(capsys):
+    code, out, _ = run_cli(capsys, "--os", "macos", "--python-version", "3.12", "--lang", "zh")
+    assert code == 0 and f"    pip install torch==2.15.0 -i {TUNA}\n" in out
+
+
+def test_cli_json_is_unchanged_by_the_mirror_lines(capsys):
+    code, out, _ = run_cli(capsys, "--os", "linux", "--python-version", "3.12", "--lang", "zh", "--json")
+    assert code == 0 and "tuna" not in out and "sjtu" not in out

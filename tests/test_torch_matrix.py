@@ -87,7 +87,50 @@ def test_python_ranges_follow_requires_python():
     for series in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
         assert MATRIX.release(series).python_min == "3.10"
     assert MATRIX.release("2.8").python_min == "3.9"
-    assert MATRIX.release("2.13").supports_python("3.15") and not MATRIX.release("2.12").supports_python("3.15")
+
+
+def test_pypi_wheels_of_2_13_and_2_14_stop_at_python_3_14():
+    # RELEASE.md says <=3.15 for both, but 3.15 was a pre-release then: the release matrix
+    # (test-infra) has 3.10-3.14, and 2.14.0's cp315 wheels went to download.pytorch.org only
+    # (test-infra #8710). Plain PyPI, which the Mac commands use, stops at cp314.
+    for series in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(series).python_max == "3.14", series
+        assert not MATRIX.release(series).supports_python("3.15")
+    assert MATRIX.release("2.15").supports_python("3.15")
+
+
+def test_rocm_7_14_arrives_in_2_14_beside_7_2():
+    # RELEASE.md for 2.14 (pytorch #194367): ROCm 7.14; release/2.14 builds ROCm 7.2 and 7.14
+    # (test-infra #8498). The 7.14 wheels take ROCm from AMD's pip packages and drop gfx900/gfx906.
+    rocm = [b.variant.name for b in MATRIX.release("2.14").builds if b.variant.kind == "rocm"]
+    assert rocm == ["rocm7.14", "rocm7.2"]                  # 7.14 first: the one the chooser prefers
+    v714 = MATRIX.variants["rocm7.14"]
+    assert v714.rocm == "7.14" and v714.index_url == "https://download.pytorch.org/whl/rocm7.14"
+    assert {"gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201", "gfx950", "gfx942"} <= set(v714.gfx)
+    assert not {"gfx900", "gfx906"} & set(v714.gfx) and {"gfx900", "gfx906"} <= set(MATRIX.variants["rocm7.2"].gfx)
+    # 2.15's ROCm builds are not confirmed; earlier releases never had 7.14.
+    assert [(b.variant.name, b.confirmed) for b in MATRIX.release("2.15").builds if b.variant.kind == "rocm"] \
+        == [("rocm7.14", False)]
+    assert not any(b.variant.name == "rocm7.14" for r in MATRIX.releases[2:] for b in r.builds)
+
+
+def test_cu129_wheels_exist_for_2_10_on_linux():
+    build = next(b for b in MATRIX.release("2.10").builds if b.variant.name == "cu129")
+    assert build.platforms == ("linux-x86_64",) and build.confirmed
+    assert build.arch_list == ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120")
+    assert not any(b.variant.name == "cu129" for r in MATRIX.releases if version_tuple(r.version) > (2, 10, 0)
+                   for b in r.builds)
+
+
+def test_plain_pypi_on_linux_aarch64_is_cuda_from_2_11():
+    # test-infra #7869 (2026-03-23): "We published aarch64 CUDA 13.0 binaries to pypi".
+    assert MATRIX.release("2.10").pypi_default("linux-aarch64") == "cpu"
+    for series in ("2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(series).pypi_default("linux-aarch64") == "cu130", series
+    assert MATRIX.release("2.15").pypi_default("linux-aarch64") is None     # not recorded
+    release = MATRIX.release("2.14")
+    assert (release.pypi_default("linux-x86_64"), release.pypi_default("windows-x86_64"),
+            release.pypi_default("macos-arm64")) == ("cu130", "cpu", "mps")
 
 
 def test_pascal_only_on_cu126_from_2_8_and_last_in_2_14():
@@ -219,6 +262,12 @@ def test_cuda_name_and_version_disagree(tmp_path):
 def test_pypi_default_must_be_a_linux_build(tmp_path):
     err = broken(tmp_path, lambda d: d["releases"][2].update(pypi_linux_default="cu118"))
     assert err.field == "pypi_linux_default"
+
+
+def test_pypi_aarch64_default_must_be_cpu_or_an_aarch64_build(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][1].update(pypi_aarch64_default="cu126"))
+    assert err.field == "pypi_aarch64_default" and "aarch64" in err.reason
+    assert load_matrix().release("2.10").pypi_aarch64_default == "cpu"
 
 
 def test_bad_arch_and_unsorted_arch_list(tmp_path):

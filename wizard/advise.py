@@ -25,10 +25,6 @@ from wizard.probe.model import Gpu, Machine
 MIN_PICK_COMPUTE_CAPABILITY = 7.5
 PICK_SEGMENTS = ("desktop", "workstation")
 MAX_PICKS = 3
-# Rough cost of a desktop PC without its graphics card (CPU, board, 32 GB RAM, PSU, case,
-# SSD), used when a laptop owner's budget has to cover a whole PC. Not in the catalog yet;
-# an estimate from 2025-26 entry-level build prices, not a quote.
-DESKTOP_BASE_COST_USD = 600
 # Goals whose smallest useful GPU is this small start fine on a CPU (course work, small vision
 # models); above it, "I don't need a GPU" gets an answer instead of agreement.
 CPU_ENOUGH_VRAM_GB = 4
@@ -46,10 +42,11 @@ class GpuPick:
     why: str
     price: float | None = None
     currency: str | None = None
-    price_kind: str | None = None    # "street" | "cn-launch-msrp" | "launch-msrp"
+    price_kind: str | None = None    # "street" (new) | "used"
     price_date: str | None = None
     price_approximate: bool = False
     price_converted_from: str | None = None
+    price_converted_market: str | None = None   # whose street price was converted ("us")
     form_factor: str = "desktop"     # where the card goes: "desktop" | "laptop"
 
 
@@ -191,6 +188,10 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         draft.add("ram-short", ram=_num(machine.ram_gb), need=_num(goal.min_ram_gb), goal=goal_label)
     if torch_choice is not None and torch_command is None and getattr(torch_choice, "reason", None):
         draft.add("no-torch-command", reason=torch_choice.reason)
+    if torch_choice is not None and "gpu-limits" in (getattr(torch_choice, "warning_ids", None) or ()):
+        # The newest PyTorch dropped this GPU (Maxwell, Pascal, Volta after 2.14.1): it still
+        # works, frozen on an old release, and that belongs in the advice, not only the command.
+        draft.add("gpu-support-ended", version=torch_choice.torch_version)
 
     headline = t(f"advice.headline.{headline_key}", lang, **values)
     if assumed:
@@ -445,15 +446,15 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
         cheapest = min(candidates, key=_cheapest_first, default=None)
         budget_text = format_money(budget, currency, knowledge)
         if cheapest is not None:
-            name = t("advice.headline.pc-with", lang, gpu=cheapest.name) if base else cheapest.name
+            name = t("advice.headline.pc-with", lang, gpu=_named(cheapest, lang)) if base else _named(cheapest, lang)
             values.update(budget=budget_text, cheapest=name,
                           price=_price_text(cheapest, knowledge, lang, total=base))
             if base:
-                draft.add("too-small-desktop", goal=values["goal"], gpu=cheapest.name,
+                draft.add("too-small-desktop", goal=values["goal"], gpu=_named(cheapest, lang),
                           total=format_money(cheapest.price + base, currency, knowledge),
                           budget=budget_text)
             else:
-                draft.add("too-small", goal=values["goal"], gpu=cheapest.name,
+                draft.add("too-small", goal=values["goal"], gpu=_named(cheapest, lang),
                           price=_price_text(cheapest, knowledge, lang), budget=budget_text)
             _price_notes((cheapest,), knowledge, currency, draft, lang)
             key = "too-small" if free_ok else "rent-cloud-too-small"
@@ -466,7 +467,7 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
 
     picks = tuple(sorted(affordable, key=_ranker(knowledge, goal))[:MAX_PICKS])
     top = picks[0]
-    values.update(pick=top.name, price=_price_text(top, knowledge, lang))
+    values.update(pick=_named(top, lang), price=_price_text(top, knowledge, lang))
     if can_take_card:
         entry = knowledge.gpu(top.name)
         if entry.tdp_w:
@@ -477,7 +478,9 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
             draft.add("desktop-check-no-watts")
         verdict = "upgrade-desktop"
     else:
-        draft.add("desktop-base", base=format_money(base, currency, knowledge))
+        rest = knowledge.desktop_base(currency)
+        draft.add("desktop-base", base=format_money(base, currency, knowledge),
+                  date=rest.date if rest is not None else "")
         verdict = "buy-desktop"
     _multi_gpu_notes(goal, picks, budget, lang, draft)
     _price_notes(picks, knowledge, currency, draft, lang)
@@ -498,7 +501,7 @@ def gpu_candidates(knowledge: Knowledge, goal: Goal, currency: str, lang: str) -
             name=gpu.name, vram_gb=gpu.vram_gb, why=_why(gpu, goal, lang), price=price.amount,
             currency=price.currency, price_kind=price.kind, price_date=price.date,
             price_approximate=price.approximate, price_converted_from=price.converted_from,
-            form_factor="desktop",
+            price_converted_market=price.converted_market, form_factor="desktop",
         ))
     return out
 
@@ -543,11 +546,12 @@ def _multi_gpu_notes(goal: Goal, picks: tuple[GpuPick, ...], budget: float, lang
 
 
 def _desktop_base_cost(knowledge: Knowledge, currency: str) -> float:
-    try:
-        amount, _ = knowledge.convert(DESKTOP_BASE_COST_USD, "USD", currency)
-    except KeyError:
-        return float(DESKTOP_BASE_COST_USD)
-    return float(round(amount, -2))
+    """The rest of a desktop PC in the buyer's market (content/market.toml; loading checks
+    that every market has a current figure)."""
+    price = knowledge.desktop_base(currency)
+    if price is None:
+        raise KeyError(f"no current rest-of-PC cost for {currency}")
+    return price.amount
 
 
 # ----------------------------------------------------------------------------- clouds ---
@@ -602,6 +606,11 @@ def format_money(amount: float, currency: str, knowledge: Knowledge) -> str:
     return f"{symbol}{amount:,.0f}"
 
 
+def _named(pick: GpuPick, lang: str) -> str:
+    """ "a used GeForce RTX 3090" where the price is a second-hand one: the buyer must know."""
+    return t("advice.pick.used-name", lang, name=pick.name) if pick.price_kind == "used" else pick.name
+
+
 def _price_text(pick: GpuPick, knowledge: Knowledge, lang: str, total: float = 0.0) -> str:
     amount = format_money((pick.price or 0) + total, pick.currency or "", knowledge)
     # A total with the rest of the PC is an estimate, whatever the card's price is.
@@ -622,14 +631,19 @@ def _price_notes(picks: Iterable[GpuPick], knowledge: Knowledge, currency: str, 
     kinds = [t(f"advice.price-kind.{kind}", lang, date=joiner.join(sorted(d))) for kind, d in dates.items()]
     if kinds:
         draft.add("prices", kinds=t("advice.assume.joiner", lang).join(kinds))
-    converted = next((p.price_converted_from for p in picks if p.price_converted_from), None)
-    if converted:
+    if any(p.price_kind == "used" for p in picks):
+        draft.add("used-card")
+    converted = next((p for p in picks if p.price_converted_from), None)
+    if converted is not None and converted.price_converted_from:
         try:
-            rate = knowledge.rate(converted, currency)
+            rate = knowledge.rate(converted.price_converted_from, currency)
+            source = knowledge.market.market(converted.price_converted_market or "")
+            here = knowledge.market.for_currency(currency)
         except KeyError:
             return
-        draft.add("prices-converted", currency=currency,
-                  rate=f"1 {converted} = {rate.rate:.2f} {currency}", rate_date=rate.date)
+        draft.add("prices-converted", currency=currency, source_market=source.name(lang),
+                  market=here.name(lang) if here else currency,
+                  rate=f"1 {converted.price_converted_from} = {rate.rate:.2f} {currency}", rate_date=rate.date)
 
 
 def _num(value: float | None) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from wizard.content import ContentError
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
+from wizard.i18n import has, t
 from wizard.install import OVERRIDE_TARGET, rocm_gpus
 from wizard.probe import explain
 from wizard.probe.model import Gpu, Machine
+from wizard.textout import gb_text
 from wizard.torch_matrix import load_matrix
 from wizard.vendor_gpus import amd_gfx, amd_is_apu, hsa_override, intel_xpu_capable
 
@@ -33,8 +35,13 @@ def _finding(fid: str, severity: str, lang: str, **values: object) -> Finding:
     return make_finding("findings", fid, severity, lang, **values)
 
 
-def _gb(value: float | None) -> str:
-    return f"{value:g}" if value is not None else "?"
+def _gb(value: float | None, lang: str) -> str:
+    return gb_text(value) if value is not None else t("check.unknown", lang)
+
+
+def _status_text(status: str, lang: str) -> str:
+    key = f"check.nvidia-status.{status}"
+    return t(key, lang) if has(key, lang) else status
 
 
 def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
@@ -43,17 +50,19 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     reason = explain.reason_of(machine)
     nvidia_gpus = machine.nvidia_gpus()
     nvml_gpus = [g for g in nvidia_gpus if g.source == "nvml"]
-    first_nvidia = nvidia_gpus[0].name if nvidia_gpus else "NVIDIA GPU"
+    first_nvidia = nvidia_gpus[0].name if nvidia_gpus else t("evidence.device.nvidia", lang)
+    unknown = t("check.unknown", lang)
 
     if nv.status == "ok" and nvml_gpus:
         names = ", ".join(sorted({g.name for g in nvml_gpus}))
-        found.append(_finding("nvidia-ready", "ok", lang, names=names, driver=nv.driver_version or "?",
-                              cuda=nv.cuda_driver_version or "?"))
+        found.append(_finding("nvidia-ready", "ok", lang, names=names, driver=nv.driver_version or unknown,
+                              cuda=nv.cuda_driver_version or unknown))
     elif reason in _REASON_FINDING:
         fid, severity = _REASON_FINDING[reason]
         found.append(_finding(fid, severity, lang, name=first_nvidia))
     elif reason in _PROBE_FAILURES or nv.status in ("timeout", "error"):
-        found.append(_finding("nvidia-probe-failed", "warning", lang, message=nv.message or nv.status))
+        found.append(_finding("nvidia-probe-failed", "warning", lang,
+                              message=nv.message or _status_text(nv.status, lang)))
 
     for gpu in nvidia_gpus:
         if gpu.kernel_driver in ("vfio-pci", "pci-stub"):
@@ -63,7 +72,7 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     for gpu in machine.gpus:
         if _counts_as_compute(gpu) and gpu.vram_gb is not None and gpu.vram_gb < LOW_VRAM_GB \
                 and gpu.vendor != "apple":
-            found.append(_finding("gpu-low-vram", "warning", lang, name=gpu.name, vram=_gb(gpu.vram_gb)))
+            found.append(_finding("gpu-low-vram", "warning", lang, name=gpu.name, vram=_gb(gpu.vram_gb, lang)))
 
     amd = rocm_gpus(machine)
     if amd:
@@ -77,7 +86,7 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
         found.append(_finding("intel-xpu-gpu", "info", lang, name=intel[0].name))
     apple = [g for g in machine.gpus if g.vendor == "apple"]
     if apple:
-        found.append(_finding("apple-silicon", "info", lang, name=apple[0].name, ram=_gb(machine.ram_gb)))
+        found.append(_finding("apple-silicon", "info", lang, name=apple[0].name, ram=_gb(machine.ram_gb, lang)))
 
     if not nvidia_gpus and not amd and not apple and not intel and reason not in _REASON_FINDING:
         found.append(_finding("no-gpu", "info", lang))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from wizard import torch_messages as said
+from wizard.evidence import run_text
 from wizard.findings import Finding, make_finding
 from wizard.i18n import t
 from wizard.install import OVERRIDE_TARGET, TorchChoice, choose_for_machine, macos_version_of, rocm_gpus
@@ -71,6 +72,8 @@ class _Case:
         self.lang = lang
         self.torch: TorchInfo = machine.torch  # type: ignore[assignment]
         self.version = self.torch.version or t("torch.findings.version-unknown", lang)
+        self.unknown = t("check.unknown", lang)
+        self.no_message = t("evidence.message.none", lang)
         self.choice = choose_for_machine(machine, lang=lang)
         self.fix = _fix_command(self.choice, lang)
         self.nvidia = [g for g in machine.nvidia_gpus() if g.kernel_driver not in ("vfio-pci", "pci-stub")]
@@ -84,6 +87,10 @@ class _Case:
             cause = said.cause_of(bench.gpu_error)
             if cause:
                 self.said.append(said.Said(cause, bench.gpu_error))
+
+    def said_text(self, line: str | None) -> str:
+        """A line a probe recorded, framed in the reader's language; "(no message)" for none."""
+        return run_text(line, self.lang) if line else self.no_message
 
     def finding(self, fid: str, severity: str, **values: object) -> Finding:
         values.setdefault("version", self.version)
@@ -132,15 +139,15 @@ def _status_findings(case: _Case) -> list[Finding] | None:
     if torch.status == "not-installed":
         return [case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
     if torch.status == "timeout":
-        return [case.finding("torch-timeout", "warning", error=torch.error_line or "?")]
+        return [case.finding("torch-timeout", "warning", error=case.said_text(torch.error_line))]
     if torch.status == "crashed":
-        signal = torch.error_line or "?"
+        signal = torch.error_line or ""
         fid = "torch-crashed-cpu" if ("SIGILL" in signal or "illegal" in signal.lower()) else "torch-crashed"
-        return [case.finding(fid, "error", signal=signal, command=_reinstall(case.fix))]
-    error = torch.error_line or "?"
+        return [case.finding(fid, "error", signal=case.said_text(signal), command=_reinstall(case.fix))]
+    error = torch.error_line or ""
     if " is not PyTorch: " in error:  # the torch probe's wording: the path follows it
         return [case.finding("torch-shadowed", "error", error=error.split(" is not PyTorch: ", 1)[1])]
-    return [case.finding("torch-import-error", "error", error=error, command=_reinstall(case.fix))]
+    return [case.finding("torch-import-error", "error", error=case.said_text(error), command=_reinstall(case.fix))]
 
 
 def _reinstall(command: str) -> str:
@@ -193,7 +200,7 @@ def _cpu_build(case: _Case) -> list[Finding]:
             override = "hsa-override" in case.choice.warning_ids
             note = case.choice.warnings[case.choice.warning_ids.index("hsa-override")] if override else ""
             return [case.finding("torch-cpu-build-with-amd-gpu", "error", gpu=gpu.name,
-                                 gfx=amd_gfx(gpu) or "?", note=f" {note}" if note else "")]
+                                 gfx=amd_gfx(gpu) or case.unknown, note=f" {note}" if note else "")]
         return []  # no ROCm build serves this card: the AMD hardware finding says so
     if case.amd_rocm and machine.os == "Windows":
         return [case.finding("torch-cpu-build-amd-windows", "warning", gpu=case.amd_rocm[0].name)]
@@ -264,9 +271,9 @@ def _driver_too_old(case: _Case) -> Finding | None:
         return case.finding("torch-driver-too-old", "error", driver=driver, cuda=torch.cuda_version,
                             floor=floor)
     if told is not None:
-        return case.finding("torch-driver-too-old-said", "error", cuda=torch.cuda_version or "?",
-                            floor=floor or "?", driver_cuda=found_version or machine.nvidia.cuda_driver_version
-                            or "?", said=told.text)
+        return case.finding("torch-driver-too-old-said", "error", cuda=torch.cuda_version or case.unknown,
+                            floor=floor or case.unknown, driver_cuda=found_version
+                            or machine.nvidia.cuda_driver_version or case.unknown, said=told.text)
     return None
 
 
@@ -290,7 +297,7 @@ def _arch_findings(case: _Case) -> list[Finding]:
     if evidence is not None:  # torch itself said so, even where the arch list was not readable
         name, cc = capabilities[0] if capabilities else (case.nvidia[0].name, None)
         found = [f for f in found if f.id != "torch-gpu-arch-ptx-only"]
-        found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name, sm=sm_name(cc) if cc else "?",
+        found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name, sm=sm_name(cc) if cc else case.unknown,
                                   arch=" ".join(arch_list) or evidence.text))
     return found
 
@@ -311,16 +318,16 @@ def _test_findings(case: _Case) -> list[Finding]:
         device = f"{test.device} ({test.name})" if test.name else test.device
         if test.status == "timeout":
             found.append(case.finding("torch-gpu-test-timeout", "error", device=device,
-                                      error=test.error_line or "?"))
+                                      error=case.said_text(test.error_line)))
         elif test.status == "failed":
             cause = said.cause_of(test.error_line)
             if cause == said.OUT_OF_MEMORY:
                 found.append(case.finding("torch-gpu-memory-full", "warning", device=device,
-                                          error=test.error_line or "?"))
+                                          error=case.said_text(test.error_line)))
             elif cause not in (said.NO_KERNEL_IMAGE, said.INVALID_DEVICE_FUNCTION, said.UNKNOWN_ERROR,
                                said.DRIVER_TOO_OLD):
                 found.append(case.finding("torch-gpu-test-failed", "error", device=device,
-                                          error=test.error_line or "?"))
+                                          error=case.said_text(test.error_line)))
     return found
 
 
@@ -419,11 +426,12 @@ def _ready(case: _Case) -> Finding:
         return case.finding("torch-ready", "ok", target="cuda", device=", ".join(d.name for d in torch.devices),
                             tested=_tested(torch, case.lang))
     if torch.mps_available:
-        return case.finding("torch-ready", "ok", target="mps", device="Apple GPU (MPS)",
+        return case.finding("torch-ready", "ok", target="mps", device=t("evidence.device.apple-mps", case.lang),
                             tested=_tested(torch, case.lang))
     if torch.xpu_available:
         return case.finding("torch-ready", "ok", target="xpu",
-                            device=", ".join(d.name for d in torch.devices) or "Intel GPU (XPU)",
+                            device=", ".join(d.name for d in torch.devices)
+                            or t("evidence.device.intel-xpu", case.lang),
                             tested=_tested(torch, case.lang))
     if case.nvidia or case.amd_rocm or case.intel_xpu or case.unreachable:
         # The GPU is there but not usable yet: the hardware finding (driver, container) says why.

@@ -463,8 +463,13 @@ class _Context:
         builds = [b for b in release.builds
                   if b.variant.kind == "cuda" and self.platform in b.platforms and b.confirmed]
 
+        # The build plain PyPI carries is the best-tested one: on Linux aarch64 its own (CUDA 13.0
+        # from 2.11); elsewhere Linux x86_64's, also for Windows, where PyPI itself is CPU-only.
+        arm = release.pypi_default(self.platform) if self.platform == "linux-aarch64" else None
+        preferred = arm if arm and arm != "cpu" else release.pypi_linux_default
+
         def preference(build: Build) -> tuple:
-            default = build.variant.name == release.pypi_linux_default
+            default = build.variant.name == preferred
             return (not default, build.experimental, -version_tuple(build.variant.cuda or "0")[0] * 100
                     - version_tuple(build.variant.cuda or "0.0")[1])
 
@@ -511,8 +516,13 @@ class _Context:
             legacy = self._legacy_command(release)
             if legacy:
                 notes.add("arch-unknown", variant=variant.name, legacy=legacy)
-            else:
+            elif arch_support(build.arch_list, (5, 0)):
                 notes.add("arch-unknown-covered", variant=variant.name)
+            else:
+                # No build here for pre-Turing cards at all (Linux aarch64: sm_80 and newer only).
+                sms = sorted(build.arch.sm if build.arch else (), key=lambda s: int(s[3:].rstrip("af")))
+                notes.add("arch-unknown-range", variant=variant.name, low=sms[0] if sms else "?",
+                          high=sms[-1] if sms else "?")
         elif any(arch_support(build.arch_list, cc) == "ptx" for cc in self.ccs):
             notes.add("ptx-only", gpus=self.gpus_text(), variant=variant.name)
         if build.experimental:
@@ -545,6 +555,11 @@ class _Context:
                       high=newest.python_max, python=self.py)
             return
         newest_builds = self._cuda_builds(newest)
+        if not newest_builds:
+            # Not "no kernels for your GPU": the table has no confirmed CUDA build of the newest
+            # release for this platform at all (Linux aarch64 and 2.15, for one).
+            notes.add("cuda-lags", newest=newest.version, platform=self.platform, version=release.version)
+            return
         covering = [b for b in newest_builds if self._covers(b)]
         if not covering:
             # The newest build with this GPU's kernels may still be out of reach of this driver:

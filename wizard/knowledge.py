@@ -3,7 +3,7 @@
 Everything is checked when it is loaded, because a typo in a data file would otherwise surface
 as wrong advice far away from its cause. Every problem raises `KnowledgeError` naming the file,
 the entry (`gpu[12] "GeForce RTX 4060"`), the field and the reason. Unknown fields are errors too:
-a misspelt `street_price_cny` would silently disappear otherwise.
+a misspelt `availability_source` would silently disappear otherwise.
 
 Pure data, no Textual, no network. Loading the whole folder takes a few milliseconds and the
 default folder is parsed once per process.
@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from wizard.content import ContentError, content_dir, read_toml
+from wizard.market import (
+    CONDITIONS, MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc, round_converted,
+)
 from wizard.probe.model import type_name
 
 GPU_FILE = "gpus.toml"
@@ -63,15 +66,19 @@ class KnowledgeError(ContentError):
 
 @dataclass(frozen=True)
 class Price:
-    """A price with where and when it comes from, so the UI can say "about ¥3,400 (2025-05)"."""
+    """Today's price in one market, with where and when it comes from, so the UI can say
+    "about $1,200 (street price, 2026-01)"."""
 
     amount: float
     currency: str
-    kind: str             # "street" | "cn-launch-msrp" | "launch-msrp"
-    date: str             # "2025-05", or the launch year for MSRPs
+    kind: str             # "street" (new) | "used"
+    date: str             # "2026-01"
     source: str
-    approximate: bool     # say "about": unverified, a range, or converted
+    approximate: bool     # say "about": street prices are ranges, converted ones more so
+    market: str = ""      # the buyer's market the price is for
+    low: float | None = None            # the low end of a reported range
     converted_from: str | None = None   # original currency when converted
+    converted_market: str | None = None  # the market whose price was converted
     rate_date: str | None = None        # date of the exchange rate used, when converted
 
 
@@ -100,11 +107,10 @@ class CatalogGpu:
     launch_price_usd: int | None = None
     launch_price_cny: int | None = None
     launch_price_cny_source: str | None = None
-    street_price_cny: int | None = None
-    street_price_cny_note: str | None = None
-    street_price_date: str | None = None
-    street_price_source: str | None = None
-    street_price_unverified: bool = False
+    launch_date: str | None = None
+    markets: tuple[str, ...] = ()     # where it is sold new: "us", "cn"
+    discontinued: bool = False
+    availability_source: str | None = None
     pci_vendor_id: str | None = None
     pci_device_ids: tuple[str, ...] = ()
     vram_gb_options: tuple[int, ...] = ()
@@ -246,6 +252,7 @@ class Knowledge:
     platforms: tuple[Platform, ...]
     currencies: tuple[Currency, ...]
     rates: tuple[CurrencyRate, ...]
+    market: MarketData
     folder: Path = field(compare=False)
     # Lookup indexes built on first use; a frozen dataclass may still fill a dict it owns.
     _indexes: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -303,47 +310,71 @@ class Knowledge:
         return amount * rate.rate, rate
 
     def price(self, gpu: CatalogGpu, currency: str) -> Price | None:
-        """The best-sourced price for `gpu` in `currency`, converted when nothing local exists.
+        """Today's price of `gpu` for a buyer paying in `currency`, or None when there is none.
 
-        CNY prefers a dated mainland street price, then the mainland launch MSRP; USD prefers the
-        US launch MSRP. Whatever is used, the Price says what kind of number it is and its date.
+        The buyer's market (CNY → mainland China) decides: a current new price when the card is
+        sold new there, else a current used price there, else, when the market allows it, a
+        current new price from another market converted at the dated rate. Launch prices and
+        prices older than the content's age limit are never today's price.
         """
-        own = _own_prices(gpu)
-        for candidate in own:
-            if candidate.currency == currency:
-                return candidate
-        for candidate in own:
+        market = self.market.for_currency(currency)
+        if market is None:
+            return None
+        sold_new = market.id in gpu.markets and not gpu.discontinued
+        local = [p for p in self.market.current_prices(gpu.name, market.id) if p.currency == currency]
+        new = [p for p in local if p.condition == "new"] if sold_new else []
+        used = [p for p in local if p.condition == "used"]
+        chosen = _newest(new or used)
+        if chosen is not None:
+            return _price_of(chosen, market.id)
+        if not (sold_new and market.convert_from):
+            return None
+        foreign = [p for p in self.market.current_prices(gpu.name, market.convert_from) if p.condition == "new"]
+        chosen = _newest(foreign)
+        if chosen is None:
+            return None
+        try:
+            amount, rate = self.convert(chosen.amount, chosen.currency, currency)
+        except KeyError:
+            return None
+        low = round_converted(self.convert(chosen.low, chosen.currency, currency)[0]) if chosen.low else None
+        return Price(
+            amount=round_converted(amount), currency=currency, kind="street", date=chosen.date,
+            source=chosen.source, approximate=True, market=market.id, low=low,
+            converted_from=chosen.currency, converted_market=chosen.market, rate_date=rate.date,
+        )
+
+    def desktop_base(self, currency: str) -> Price | None:
+        """What the rest of a desktop PC costs in the buyer's market, converted when needed."""
+        market = self.market.for_currency(currency)
+        if market is None:
+            return None
+        for market_id in (market.id, market.convert_from):
+            rest = self.market.rest_of_pc_in(market_id) if market_id else None
+            if rest is None:
+                continue
+            if rest.currency == currency:
+                return Price(rest.amount, currency, "street", rest.date, rest.source, True, market=market.id)
             try:
-                amount, rate = self.convert(candidate.amount, candidate.currency, currency)
+                amount, rate = self.convert(rest.amount, rest.currency, currency)
             except KeyError:
                 continue
-            return Price(
-                amount=float(round(amount)), currency=currency, kind=candidate.kind, date=candidate.date,
-                source=candidate.source, approximate=True, converted_from=candidate.currency,
-                rate_date=rate.date,
-            )
+            return Price(round_converted(amount), currency, "street", rest.date, rest.source, True,
+                         market=market.id, converted_from=rest.currency, converted_market=rest.market,
+                         rate_date=rate.date)
         return None
 
 
-def _own_prices(gpu: CatalogGpu) -> list[Price]:
-    prices: list[Price] = []
-    if gpu.street_price_cny is not None and gpu.street_price_date:
-        prices.append(Price(
-            float(gpu.street_price_cny), "CNY", "street", gpu.street_price_date,
-            gpu.street_price_source or "", approximate=True,
-        ))
-    if gpu.launch_price_cny is not None:
-        prices.append(Price(
-            float(gpu.launch_price_cny), "CNY", "cn-launch-msrp", str(gpu.launch_year),
-            gpu.launch_price_cny_source or gpu.source,
-            approximate=gpu.is_unverified("launch_price_cny"),
-        ))
-    if gpu.launch_price_usd is not None:
-        prices.append(Price(
-            float(gpu.launch_price_usd), "USD", "launch-msrp", str(gpu.launch_year), gpu.source,
-            approximate=gpu.is_unverified("launch_price_usd"),
-        ))
-    return prices
+def _newest(offers: list[MarketPrice]) -> MarketPrice | None:
+    """The latest observation wins (prices moved monthly in 2026); within a month, the higher
+    one, so advice never promises a card cheaper than people paid."""
+    return max(offers, key=lambda p: (p.date, p.amount), default=None)
+
+
+def _price_of(offer: MarketPrice, market_id: str) -> Price:
+    return Price(amount=float(offer.amount), currency=offer.currency,
+                 kind="street" if offer.condition == "new" else "used", date=offer.date,
+                 source=offer.source, approximate=True, market=market_id, low=offer.low)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,8 +543,9 @@ def _load(folder: Path) -> Knowledge:
     goals = tuple(_load_goals(folder))
     platforms = tuple(_load_platforms(folder))
     currencies, rates = _load_currency(folder)
+    market = _load_market(folder, gpus, currencies)
     return Knowledge(gpus=gpus, goals=goals, platforms=platforms, currencies=currencies,
-                     rates=rates, folder=folder)
+                     rates=rates, market=market, folder=folder)
 
 
 def _read(folder: Path, name: str) -> dict[str, Any]:
@@ -652,6 +684,7 @@ _GPU_SPEC: dict[str, tuple[bool, Checker]] = {
     "architecture": (True, _text),
     "vram_gb": (True, _number(0.5, 2048)),
     "launch_year": (True, _integer(2010, 2030)),
+    "launch_date": (False, _date),
     "confidence": (True, _one_of(CONFIDENCE)),
     "source": (True, _text),
     "notes": (False, _text_or_empty),
@@ -667,11 +700,9 @@ _GPU_SPEC: dict[str, tuple[bool, Checker]] = {
     "launch_price_usd": (False, _integer(1, 100_000)),
     "launch_price_cny": (False, _integer(1, 1_000_000)),
     "launch_price_cny_source": (False, _text),
-    "street_price_cny": (False, _integer(1, 1_000_000)),
-    "street_price_cny_note": (False, _text),
-    "street_price_date": (False, _date),
-    "street_price_source": (False, _text),
-    "street_price_unverified": (False, _boolean),
+    "markets": (False, _list_of(_pattern(_ID, "a market id like us or cn"), non_empty=True)),
+    "discontinued": (False, _boolean),
+    "availability_source": (False, _text),
     "pci_vendor_id": (False, _pattern(_PCI_HEX, "a PCI vendor id like 0x10de")),
     "pci_device_ids": (False, _list_of(_pattern(_PCI_HEX, "a PCI device id like 0x2684"), non_empty=True)),
     "vram_gb_options": (False, _list_of(_integer(1, 2048), non_empty=True)),
@@ -694,7 +725,7 @@ def _load_gpus(folder: Path) -> list[CatalogGpu]:
         values = _build(file, label, entry, _GPU_SPEC)
         _check_gpu(file, label, values)
         for list_field in ("pci_device_ids", "vram_gb_options", "unified_memory_gb_options",
-                           "gpu_cores", "aliases", "unverified"):
+                           "gpu_cores", "aliases", "unverified", "markets"):
             values.setdefault(list_field, ())
         gpu = CatalogGpu(index=position, **values)
         for text in (gpu.name, *gpu.aliases):
@@ -733,11 +764,8 @@ def _check_gpu(file: str, label: str, values: dict[str, Any]) -> None:
                 raise bad(key, "is missing: a laptop GPU's power range decides its speed")
     if "tdp_w_min" in values and "tdp_w_max" in values and values["tdp_w_min"] > values["tdp_w_max"]:
         raise bad("tdp_w_min", "is above tdp_w_max")
-    street = [key for key in ("street_price_cny", "street_price_date", "street_price_source") if key in values]
-    if street and len(street) != 3:
-        missing = next(key for key in ("street_price_cny", "street_price_date", "street_price_source")
-                       if key not in values)
-        raise bad(missing, "is missing: a street price needs its amount, date and source together")
+    if ("markets" in values or "discontinued" in values) and "availability_source" not in values:
+        raise bad("availability_source", "is missing: say where the card is sold, and whether it is still made")
     if "launch_price_cny" in values and "launch_price_cny_source" not in values:
         raise bad("launch_price_cny_source", "is missing: say where the mainland launch price comes from")
     if "desktop_equivalent" in values and values["segment"] != "laptop":
@@ -912,3 +940,96 @@ def _load_currency(folder: Path) -> tuple[tuple[Currency, ...], tuple[CurrencyRa
             if first < second and not any({r.base, r.quote} == {first, second} for r in rates):
                 raise KnowledgeError(file, "", "rate", f"no [[rate]] between {first} and {second}")
     return tuple(currencies), tuple(rates)
+
+
+_MARKET_HEAD_SPEC: dict[str, tuple[bool, Checker]] = {
+    "as_of": (True, _pattern(re.compile(r"^\d{4}-\d{2}-\d{2}$"), "a date like 2026-11-30")),
+    "max_price_age_months": (True, _integer(1, 60)),
+}
+_MARKET_SPEC: dict[str, tuple[bool, Checker]] = {
+    "id": (True, _pattern(_ID, "a market id like us or cn")),
+    "currency": (True, _pattern(_CURRENCY, "a three-letter currency code like CNY")),
+    "name_en": (True, _text),
+    "name_zh": (True, _text),
+    "convert_from": (False, _pattern(_ID, "a market id like us")),
+}
+_MARKET_PRICE_SPEC: dict[str, tuple[bool, Checker]] = {
+    "gpu": (True, _text),
+    "market": (True, _pattern(_ID, "a market id like us or cn")),
+    "currency": (True, _pattern(_CURRENCY, "a three-letter currency code like CNY")),
+    "condition": (True, _one_of(CONDITIONS)),
+    "amount": (True, _number(1, 10_000_000)),
+    "low": (False, _number(1, 10_000_000)),
+    "date": (True, _pattern(re.compile(r"^\d{4}-\d{2}(-\d{2})?$"), "a month like 2026-01")),
+    "source": (True, _text),
+    "note": (False, _text),
+}
+_REST_SPEC: dict[str, tuple[bool, Checker]] = {
+    key: _MARKET_PRICE_SPEC[key] for key in ("market", "currency", "amount", "low", "date", "source", "note")
+}
+
+
+def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[Currency]) -> MarketData:
+    file = MARKET_FILE
+    data = _read(folder, file)
+    if data.get("schema") != MARKET_SCHEMA:
+        raise KnowledgeError(file, "", "schema", f"must be {MARKET_SCHEMA!r}")
+    head = _build(file, "", {k: v for k, v in data.items() if k in _MARKET_HEAD_SPEC}, _MARKET_HEAD_SPEC)
+    as_of, max_age = head["as_of"], head["max_price_age_months"]
+    codes = {c.code for c in currencies}
+    markets: list[Market] = []
+    for position, entry in enumerate(_records(file, data, "market")):
+        label = _entry_label("market", position, entry if isinstance(entry, dict) else {}, "id")
+        values = _build(file, label, entry, _MARKET_SPEC)
+        if values["currency"] not in codes:
+            raise KnowledgeError(file, label, "currency", f"{values['currency']} is not in {CURRENCY_FILE}")
+        if any(m.id == values["id"] or m.currency == values["currency"] for m in markets):
+            raise KnowledgeError(file, label, "id", "a market with this id or currency is listed already")
+        markets.append(Market(**values))
+    ids = {m.id for m in markets}
+    for position, item in enumerate(markets):
+        if item.convert_from is not None and (item.convert_from not in ids or item.convert_from == item.id):
+            raise KnowledgeError(file, f'market[{position}] "{item.id}"', "convert_from",
+                                 f"{item.convert_from!r} is not another market")
+    currency_of = {m.id: m.currency for m in markets}
+    names = {g.name for g in gpus}
+    for gpu in gpus:
+        for market_id in gpu.markets:
+            if market_id not in ids:
+                raise KnowledgeError(GPU_FILE, f'gpu[{gpu.index}] "{gpu.name}"', "markets",
+                                     f"{market_id!r} is not a market in {file}")
+
+    def priced(table: str, spec: dict[str, tuple[bool, Checker]]) -> list[dict[str, Any]]:
+        out = []
+        raw = data.get(table, [])
+        if not isinstance(raw, list):
+            raise KnowledgeError(file, "", table, f"must be [[{table}]] tables, not {type_name(raw)}")
+        for position, entry in enumerate(raw):
+            label = _entry_label(table, position, entry if isinstance(entry, dict) else {}, "gpu")
+            values = _build(file, label, entry, spec)
+            if values["market"] not in ids:
+                raise KnowledgeError(file, label, "market", f"{values['market']!r} is not a [[market]]")
+            if values["currency"] != currency_of[values["market"]]:
+                raise KnowledgeError(file, label, "currency",
+                                     f"prices in market {values['market']!r} are in {currency_of[values['market']]}")
+            if "gpu" in values and values["gpu"] not in names:
+                raise KnowledgeError(file, label, "gpu", f"{values['gpu']!r} is not a catalog entry in {GPU_FILE}")
+            if values.get("low") is not None and values["low"] > values["amount"]:
+                raise KnowledgeError(file, label, "low", "is above amount (amount is the upper end)")
+            out.append(values)
+        return out
+
+    prices = tuple(MarketPrice(**values) for values in priced("price", _MARKET_PRICE_SPEC))
+    rest = tuple(RestOfPc(**values) for values in priced("rest_of_pc", _REST_SPEC))
+    out = MarketData(as_of=as_of, max_age_months=max_age, markets=tuple(markets), prices=prices,
+                     rest_of_pc=rest)
+    # A budget in any currency shops somewhere, and a laptop owner's budget must cover a whole PC.
+    for code in sorted(codes):
+        market = out.for_currency(code)
+        if market is None:
+            raise KnowledgeError(file, "", "market", f"no [[market]] uses {code}, a currency in {CURRENCY_FILE}")
+        if out.rest_of_pc_in(market.id) is None and (
+                market.convert_from is None or out.rest_of_pc_in(market.convert_from) is None):
+            raise KnowledgeError(file, "", "rest_of_pc",
+                                 f"no current [[rest_of_pc]] for market {market.id!r} (as of {as_of})")
+    return out

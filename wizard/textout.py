@@ -28,6 +28,12 @@ _ASCII = str.maketrans({"—": "-", "–": "-", "·": "-", "…": "...", "→": 
                         "\u00a0": " "})
 
 
+def gb_text(value: float) -> str:
+    """A size in GB as people say it: one decimal below 10 (3.9, 0.5), none above (12, 141) —
+    a driver's 11.99 is a 12 GB card."""
+    return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+
+
 def asciify(text: str) -> str:
     return text.translate(_ASCII)
 

@@ -76,6 +76,41 @@ def load_mirrors() -> dict[str, Mirror]:
     return mirrors
 
 
+@dataclass(frozen=True)
+class PypiMirror:
+    """A mirror of PyPI itself (its [pypi] table): PyPI's own torch builds and everything else."""
+
+    name: str
+    title: str
+    title_zh: str
+    url: str                    # a PEP 503 index, for -i / --index-url
+
+
+@cache
+def load_pypi_mirror() -> PypiMirror:
+    """torch_mirrors.toml's [pypi] table; KnowledgeError names the field of a damaged one."""
+    try:
+        data = read_toml(content_dir() / MIRRORS_FILE, MIRRORS_FILE)
+    except ContentError as exc:
+        raise KnowledgeError(MIRRORS_FILE, "", "", exc.reason) from None
+    raw = data.get("pypi")
+    if not isinstance(raw, dict):
+        raise KnowledgeError(MIRRORS_FILE, "[pypi]", "", "must be a table")
+    for key in ("name", "title", "title_zh", "url"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise KnowledgeError(MIRRORS_FILE, "[pypi]", key, "must be text")
+    if not re.fullmatch(r"https://\S+/simple/?", raw["url"]):
+        raise KnowledgeError(MIRRORS_FILE, "[pypi]", "url", "must be an https:// index ending in /simple")
+    sources = data.get("sources") or {}
+    ids = raw.get("source")
+    if not isinstance(ids, list) or not ids:
+        raise KnowledgeError(MIRRORS_FILE, "[pypi]", "source", "must list the sources")
+    for sid in ids:
+        if sid not in sources:
+            raise KnowledgeError(MIRRORS_FILE, "[pypi]", "source", f"{sid!r} is not defined in [sources]")
+    return PypiMirror(raw["name"], raw["title"], raw["title_zh"], raw["url"])
+
+
 # ----------------------------------------------------------------------------------- plan ---
 
 @dataclass(frozen=True)

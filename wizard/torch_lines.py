@@ -3,6 +3,7 @@ which Python was checked and why that one, and how the tiny GPU test went."""
 
 from __future__ import annotations
 
+from wizard.evidence import run_text
 from wizard.i18n import t
 from wizard.probe.model import GpuTest, TorchInfo
 from wizard.textout import mark
@@ -23,5 +24,5 @@ def gpu_test_line(test: GpuTest, lang: str) -> str:
     text = t(f"check.gpu-test.{key}", lang, device=test.device,
              seconds=f"{test.seconds:g}" if test.seconds is not None else "")
     if test.error_line and test.status != "ok":
-        text += f"{t('check.sep', lang)}{test.error_line}"
+        text += f"{t('check.sep', lang)}{run_text(test.error_line, lang)}"
     return f"{mark(severity)} {text}"

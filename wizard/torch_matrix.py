@@ -186,6 +186,21 @@ class Release:
     unconfirmed: tuple[str, ...] = ()
     macos_min: str | None = None        # the oldest macOS its Mac wheels install on
     mps_macos_min: str | None = None    # the oldest macOS on which it uses the Apple GPU (MPS)
+    pypi_aarch64_default: str | None = None  # what plain PyPI gives on Linux aarch64 ("cpu", "cu130")
+
+    def pypi_default(self, platform: str) -> str | None:
+        """The build a plain `pip install torch==X` (PyPI or a PyPI mirror) takes on `platform`:
+        a CUDA variant on Linux (x86_64; aarch64 from 2.11), "cpu" on Windows, "mps" on a Mac;
+        None where the table does not say."""
+        if platform == "linux-x86_64":
+            return self.pypi_linux_default
+        if platform == "linux-aarch64":
+            return self.pypi_aarch64_default
+        if platform == "windows-x86_64":
+            return "cpu"
+        if platform == "macos-arm64":
+            return "mps"
+        return None
 
     @property
     def series(self) -> str:
@@ -520,7 +535,7 @@ class _Reader:
             label = f'releases[{position}] "{version}"'
             self.fields(label, entry, {"version", "released", "python_min", "python_max",
                                        "pypi_linux_default", "source", "builds"},
-                        {"note", "unconfirmed", "macos_min", "mps_macos_min"})
+                        {"note", "unconfirmed", "macos_min", "mps_macos_min", "pypi_aarch64_default"})
             version = self.text(label, entry, "version", _VERSION, "a version like 2.13.0")
             python_min = self.text(label, entry, "python_min", _PY, "a Python version like 3.10")
             python_max = self.text(label, entry, "python_max", _PY, "a Python version like 3.14")
@@ -532,15 +547,22 @@ class _Reader:
             default = self.text(label, entry, "pypi_linux_default")
             if not any(b.variant.name == default and "linux-x86_64" in b.platforms for b in builds):
                 raise self.fail(label, "pypi_linux_default", f"{default!r} is not one of this release's Linux builds")
+            arm_default = self.text(label, entry, "pypi_aarch64_default")
+            if arm_default is not None and arm_default != "cpu" and not any(
+                    b.variant.name == arm_default and "linux-aarch64" in b.platforms for b in builds):
+                raise self.fail(label, "pypi_aarch64_default",
+                                f"{arm_default!r} is neither cpu nor one of this release's Linux aarch64 builds")
             out.append(Release(
                 version=version,
                 released=self.text(label, entry, "released", _DATE, "a date like 2026-07"),
                 python_min=python_min, python_max=python_max, pypi_linux_default=default,
                 builds=builds, source=self.sources(label, entry), note=entry.get("note", ""),
                 unconfirmed=self.unconfirmed(label, entry, {"released", "python_min", "python_max",
-                                                            "pypi_linux_default", "macos_min", "mps_macos_min"}),
+                                                            "pypi_linux_default", "macos_min", "mps_macos_min",
+                                                            "pypi_aarch64_default"}),
                 macos_min=self.text(label, entry, "macos_min", _MACOS, "a macOS version like 14.0"),
                 mps_macos_min=self.text(label, entry, "mps_macos_min", _MACOS, "a macOS version like 14.0"),
+                pypi_aarch64_default=arm_default,
             ))
         return tuple(out)
 

@@ -69,7 +69,8 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
     from wizard.i18n import has, t
     from wizard.probe import explain
-    from wizard.textout import mark, safe, wrap
+    from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
+    from wizard.textout import gb_text, mark, safe, wrap
     from wizard.torch_lines import gpu_test_line, interpreter_line
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
@@ -94,11 +95,11 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     row(t("check.os", lang), f"{machine.os_version} ({machine.arch}), Python {machine.python_version}")
     cores = t("check.cores", lang, cores=unknown(machine.cpu_cores), threads=unknown(machine.cpu_threads))
     row(t("check.cpu", lang), f"{machine.cpu_model} — {cores}")
-    row(t("check.ram", lang), unknown(machine.ram_gb, lambda v: t("check.gb", lang, value=f"{v:g}")))
-    row(t("check.disk", lang), unknown(machine.disk_free_gb, lambda v: t("check.gb", lang, value=f"{v:g}")))
+    row(t("check.ram", lang), unknown(machine.ram_gb, lambda v: t("check.gb", lang, value=gb_text(v))))
+    row(t("check.disk", lang), unknown(machine.disk_free_gb, lambda v: t("check.gb", lang, value=gb_text(v))))
     row(t("check.chassis", lang), t(f"check.chassis-kind.{machine.chassis}", lang))
     for evidence in machine.chassis_evidence[:3]:
-        line(f"- {evidence}", 6)
+        line(f"- {chassis_evidence_text(evidence, lang)}", 6)
     line()
 
     nv = machine.nvidia
@@ -124,7 +125,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     for gpu in machine.gpus:
         parts = []
         if gpu.vram_gb is not None:
-            parts.append(t("check.vram", lang, vram=f"{gpu.vram_gb:g}"))
+            parts.append(t("check.vram", lang, vram=gb_text(gpu.vram_gb)))
         if gpu.unified_memory:
             parts.append(t("check.shared-memory", lang))
         if gpu.compute_capability:
@@ -168,9 +169,10 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
                      + (f", torch {other.torch_version}" if other.torch_version else "") + ")", 6)
     if machine.benchmark is not None:
         bench = machine.benchmark
-        text = f"matmul {bench.matrix_size}x{bench.matrix_size} {bench.dtype}: CPU {bench.cpu_gflops:g} GFLOP/s"
+        text = t("evidence.benchmark.cpu", lang, size=bench.matrix_size, dtype=bench.dtype,
+                 gflops=f"{bench.cpu_gflops:g}")
         if bench.gpu_tflops is not None:
-            text += f", GPU {bench.gpu_tflops:g} TFLOP/s"
+            text += t("evidence.benchmark.gpu", lang, tflops=f"{bench.gpu_tflops:g}")
         line(text, 2)
     line()
 
@@ -178,7 +180,8 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     if trouble:
         line(t("check.probe-trouble", lang))
         for probe in trouble:
-            line(f"- {probe.name}: {probe.status}" + (f" — {probe.detail}" if probe.detail else ""), 2)
+            line(f"- {probe.name}{t('check.sep', lang)}{probe_status_text(probe.status, lang)}"
+                 + (f" — {run_text(probe.detail, lang)}" if probe.detail else ""), 2)
         line()
 
     line(t("check.findings", lang))

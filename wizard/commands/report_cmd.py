@@ -220,7 +220,9 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
     unknown = t("report.show.unknown", lang)
 
     def gb(value: Any) -> str:
-        return t("report.show.gb", lang, value=f"{value:g}") if value is not None else unknown
+        from wizard.textout import gb_text
+
+        return t("report.show.gb", lang, value=gb_text(value)) if value is not None else unknown
 
     lines = [t("report.show.machine", lang),
              f"  {t('report.show.os', lang)}{sep}{machine['os_version']} ({machine['arch']}), "

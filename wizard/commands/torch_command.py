@@ -177,27 +177,30 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
     return facts, machine, chosen, python_facts
 
 
-def _describe_machine(facts: dict) -> str:
-    parts = [str(facts.get("os") or "?")]
+def _describe_machine(facts: dict, lang: str = "en") -> str:
+    from wizard.i18n import t
+
+    parts = [str(facts.get("os") or t("torch.command.os-unknown", lang))]
     if facts.get("arch"):
         parts.append(str(facts["arch"]))
     if facts.get("python_version"):
         parts.append(f"Python {facts['python_version']}")
     if facts.get("driver"):
-        parts.append(f"NVIDIA driver {facts['driver']}")
+        parts.append(t("torch.command.driver", lang, driver=facts["driver"]))
     if facts.get("macos_version"):
         parts.append(f"macOS {facts['macos_version']}")
     ccs = facts.get("compute_capabilities") or []
     if ccs:
-        parts.append("compute capability " + ", ".join(ccs))
+        parts.append(t("torch.command.cc", lang, cc=", ".join(ccs)))
     elif facts.get("gpu_vendor"):
-        parts.append(f"{facts['gpu_vendor']} GPU")
-    return ", ".join(parts)
+        parts.append(t("torch.command.vendor-gpu", lang, vendor=facts["gpu_vendor"]))
+    return t("torch.command.joiner", lang).join(parts)
 
 
 def render_text(choice, facts: dict, source: str, lang: str) -> str:
     from wizard.i18n import t
     from wizard.textout import mark, safe, wrap
+    from wizard.torch_china import china_lines, platform_of
     from wizard.torch_matrix import load_matrix
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
@@ -208,7 +211,7 @@ def render_text(choice, facts: dict, source: str, lang: str) -> str:
 
     where = {"described": t("torch.command.described", lang), "live": t("torch.command.live", lang)}.get(
         source, source)
-    line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts)})")
+    line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts, lang)})")
     line()
     if choice.command:
         line(f"{mark('ok')} {t('torch.command.command', lang)}:")
@@ -216,6 +219,14 @@ def render_text(choice, facts: dict, source: str, lang: str) -> str:
         if choice.uv_command:
             line(f"{t('torch.command.uv', lang)}:", 2)
             out.append("    " + choice.uv_command)
+        china = china_lines(choice.command, lang, platform=platform_of(facts.get("os"), facts.get("arch")))
+        if china:
+            line()
+            for item in china:
+                if item.kind == "command":
+                    out.append("    " + item.text)  # unwrapped, like the command above
+                else:
+                    line(item.text, 0 if item is china[0] else 2, 2)
         line()
         line(f"{t('torch.command.why', lang)}: {choice.reason}", 0, 2)
     else:

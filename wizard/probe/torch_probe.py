@@ -31,6 +31,7 @@ from functools import cache
 from typing import Any
 from pathlib import Path
 
+from wizard.evidence import run_text
 from wizard.i18n import t
 from wizard.probe import _torch_child
 from wizard.probe.model import (
@@ -795,14 +796,21 @@ def _lacks_kernels(info: TorchInfo) -> bool:
     )
 
 
+def _waited(error_line: str) -> str | None:
+    """The seconds in "no answer within 25 s": a recorded timeout keeps them only there."""
+    match = re.search(r"within ([\d.]+) s\b", error_line)
+    return match.group(1) if match else None
+
+
 def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = None) -> str:
     """One plain sentence or two about the torch in this interpreter, for a beginner."""
+    raw = info.error_line or ""  # what the rules below read; the reader gets it framed in `lang`
     values = {
-        "version": info.version or "?",
+        "version": info.version or t("torch.findings.version-unknown", lang),
         "interpreter": info.interpreter or "python",
-        "error": info.error_line or "?",
-        "seconds": f"{seconds:g}" if seconds else "?",
-        "devices": ", ".join(d.name for d in info.devices) or "?",
+        "error": run_text(raw, lang) or t("evidence.message.none", lang),
+        "seconds": f"{seconds:g}" if seconds else _waited(raw) or "?",
+        "devices": ", ".join(d.name for d in info.devices) or t("check.unknown", lang),
     }
     if info.status == "not-installed":
         if info.error_line == NOT_PYTHON:
@@ -810,21 +818,22 @@ def torch_message(info: TorchInfo, lang: str = "en", seconds: float | None = Non
         if info.error_line and not info.python_version:
             return t("torch.probe.interpreter-missing", lang, **values)
         return t("torch.probe.not-installed", lang, **values)
-    if info.status == "import-error" and SHADOW_MARK in values["error"]:
-        return t("torch.probe.shadowed", lang, path=values["error"].split(SHADOW_MARK, 1)[1])
+    if info.status == "import-error" and SHADOW_MARK in raw:
+        return t("torch.probe.shadowed", lang, path=raw.split(SHADOW_MARK, 1)[1])
     if info.status == "import-error":
-        key = "import-error-library" if re.search(r"\.so|\.dll|shared object|DLL", values["error"]) \
+        key = "import-error-library" if re.search(r"\.so|\.dll|shared object|DLL", raw) \
             else "import-error"
         return t(f"torch.probe.{key}", lang, **values)
     if info.status == "crashed":
-        key = "crashed-sigill" if "SIGILL" in values["error"] or "illegal" in values["error"] else "crashed"
+        key = "crashed-sigill" if "SIGILL" in raw or "illegal" in raw else "crashed"
         return t(f"torch.probe.{key}", lang, **values)
     if info.status == "timeout":
         return t("torch.probe.timeout", lang, **values)
     failed = next((test for test in info.gpu_tests if test.status != "ok"), None)
     if failed is not None:
         return t("torch.probe.gpu-test-failed", lang, device=failed.device,
-                 failure=failed.error_line or failed.status, **values)
+                 failure=run_text(failed.error_line or "", lang) or t("evidence.message.none", lang),
+                 **values)
     if info.cuda_available:
         if info.build == "cuda" and _lacks_kernels(info):
             return t("torch.probe.ok-cuda-no-kernels", lang, **values)

@@ -1,0 +1,100 @@
+"""What a card costs a buyer today, per market (content/market.toml).
+
+Specs live in the catalog; prices live here because they age in months, not years. A price is
+"current" only when it is at most `max_age_months` older than the content's `as_of` date, so a
+2022 launch price or a 2025 street price can never be offered as today's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MARKET_FILE = "market.toml"
+MARKET_SCHEMA = "gpu-wizard/market/1"
+CONDITIONS = ("new", "used")
+
+
+@dataclass(frozen=True)
+class Market:
+    id: str               # "us", "cn" (mainland China)
+    currency: str
+    name_en: str
+    name_zh: str
+    # Where a converted price may come from when this market has none of its own.
+    convert_from: str | None = None
+
+    def name(self, lang: str) -> str:
+        return self.name_zh if lang == "zh" else self.name_en
+
+
+@dataclass(frozen=True)
+class MarketPrice:
+    gpu: str
+    market: str
+    currency: str
+    condition: str        # CONDITIONS
+    amount: float         # the upper end of what the source reports
+    date: str             # "2026-01"
+    source: str
+    low: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RestOfPc:
+    """The cost of a desktop PC without its GPU, in one market."""
+
+    market: str
+    currency: str
+    amount: float
+    date: str
+    source: str
+    low: float | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MarketData:
+    as_of: str
+    max_age_months: int
+    markets: tuple[Market, ...]
+    prices: tuple[MarketPrice, ...]
+    rest_of_pc: tuple[RestOfPc, ...]
+
+    def market(self, market_id: str) -> Market:
+        for item in self.markets:
+            if item.id == market_id:
+                return item
+        raise KeyError(f"unknown market {market_id!r}")
+
+    def for_currency(self, currency: str) -> Market | None:
+        """The market a budget in `currency` shops in: CNY → mainland China, USD → the US."""
+        return next((item for item in self.markets if item.currency == currency), None)
+
+    def is_current(self, date: str) -> bool:
+        return months_between(date, self.as_of) <= self.max_age_months
+
+    def current_prices(self, gpu: str, market_id: str) -> tuple[MarketPrice, ...]:
+        return tuple(p for p in self.prices
+                     if p.gpu == gpu and p.market == market_id and self.is_current(p.date))
+
+    def rest_of_pc_in(self, market_id: str) -> RestOfPc | None:
+        current = [r for r in self.rest_of_pc if r.market == market_id and self.is_current(r.date)]
+        return max(current, key=lambda r: r.date, default=None)
+
+
+def months_between(earlier: str, later: str) -> int:
+    """Whole months from `earlier` to `later` ("2025-05" → "2026-11-30" is 18); a bare year
+    counts as its January, so a year-only date is never treated as more recent than it is."""
+    def month_index(text: str) -> int:
+        parts = text.split("-")
+        year = int(parts[0])
+        month = int(parts[1]) if len(parts) > 1 else 1
+        return year * 12 + month - 1
+    return month_index(later) - month_index(earlier)
+
+
+def round_converted(amount: float) -> float:
+    """A converted price never looks more exact than the rate it came through: ¥4,473 → ¥4,500."""
+    step = 100 if amount >= 1000 else 10
+    return float(round(amount / step) * step)
