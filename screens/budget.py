@@ -111,8 +111,7 @@ class BudgetScreen(StepScreen):
             event.stop()
             self.unsure = True
             self.action_next()
-            return
-        super().on_button_pressed(event)
+        # Back and Next: Textual runs StepScreen's handler too (calling it here went two steps).
 
     # ---------------------------------------------------------------- answers ---
 

@@ -32,7 +32,10 @@ def help_markdown(lang: str, step: str) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q", "dismiss(None)", show=False)]
+    """Help for the step and the keys; W (or the Words button) opens the words explained."""
+
+    BINDINGS = [Binding("escape,f1,q", "dismiss(None)", show=False),
+                Binding("w", "words", show=False)]
     AUTO_FOCUS = "#help-body"
 
     def __init__(self, lang: str, step: str) -> None:
@@ -45,15 +48,25 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body", can_focus=True):
                 yield Guide(help_markdown(self.lang, self.step))
             with Horizontal(classes="dialog-buttons"):
+                yield Button(ui("help.words_button", self.lang), id="words", compact=True)
                 yield Button(t("guide.buttons.close", self.lang), id="close", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = ui("help.title", self.lang)
         ascii_borders(self)
 
+    def action_words(self) -> None:
+        """The words explained, over this help; Esc comes back here."""
+        from screens.reader import words_screen
+
+        self.app.push_screen(words_screen(self.lang, getattr(self.app, "ascii_marks", False)))
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(None)
+        if event.button.id == "words":
+            self.action_words()
+        else:
+            self.dismiss(None)
 
 
 class ExistsDialog(ModalScreen[Optional[str]]):

@@ -30,6 +30,8 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")
 _NUMBER = re.compile(r"^(\s*)(\d{1,3})[.)]\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# A paragraph wholly in italics, such as a page's "*As of 2026-11.*" and its sources.
+_NOTE = re.compile(r"^(\*[^*\s][^*]*(?<!\s)\*|_[^_\s][^_]*(?<!\s)_)$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _INLINE = re.compile(
     r"(?P<code>`+)(?P<code_text>.+?)(?P=code)"
@@ -125,13 +127,55 @@ class _Item:
 def render(markdown: str, styles: Styles | None = None) -> RenderableType:
     """One Rich renderable for a whole page; blocks are separated by a blank line."""
     styles = styles or Styles()
-    blocks = [block for block in _blocks(markdown.splitlines(), styles)]
+    blocks = [block for _, block in _blocks(markdown.splitlines(), styles)]
     out: list[RenderableType] = []
     for block in blocks:
         if out:
             out.append(Text(""))
         out.append(block)
     return Group(*out)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Where one block of a page is drawn: its first row and how many rows it takes."""
+
+    kind: str   # "heading"; "note" (a paragraph in italics: the date, the sources); "text"
+    top: int
+    height: int
+
+
+def layout(markdown: str, width: int, console: Console, styles: Styles | None = None) -> list[Block]:
+    """The blocks of a page as `render` draws it `width` cells wide (one blank row between)."""
+    styles = styles or Styles()
+    options = console.options.update_width(max(1, width))
+    blocks: list[Block] = []
+    top = 0
+    for kind, renderable in _blocks(markdown.splitlines(), styles):
+        height = len(console.render_lines(renderable, options, pad=False))
+        blocks.append(Block(kind, top, height))
+        top += height + 1
+    return blocks
+
+
+def text_start(blocks: list[Block], rows: int) -> int:
+    """The first row to show in a pane `rows` high so that it shows the page's text.
+
+    A page starts with its date and often a heading; in a short pane they would fill it, and
+    the reader would see a heading with nothing under it. The pane starts at the top when it
+    shows two rows of the first text block from there, else at the latest block start that
+    still does (the heading over the text), else at the text itself.
+    """
+    lead = next((block for block in blocks if block.kind == "text"), None)
+    if lead is None:
+        return 0
+    needed = lead.top + min(2, lead.height)
+    for block in blocks:
+        if block.top > lead.top:
+            break
+        if needed - block.top <= rows:
+            return block.top
+    return lead.top
 
 
 def inline(text: str, styles: Styles, base: Style | None = None) -> Text:
@@ -184,7 +228,7 @@ def _blocks(lines: list[str], styles: Styles):
         if heading := _HEADING.match(line):
             level = len(heading.group(1))
             base = styles.heading + Style(underline=level == 1, italic=level > 2)
-            yield Wrapped(inline(heading.group(2), styles, base))
+            yield "heading", Wrapped(inline(heading.group(2), styles, base))
             i += 1
         elif _FENCE.match(line):
             fence = _FENCE.match(line).group(1)
@@ -194,13 +238,13 @@ def _blocks(lines: list[str], styles: Styles):
                 body.append(lines[i])
                 i += 1
             i += 1  # the closing fence (or the end of the page)
-            yield Padding(Text("\n".join(body), style=styles.code), (0, 0, 0, 2))
+            yield "text", Padding(Text("\n".join(body), style=styles.code), (0, 0, 0, 2))
         elif _is_table(lines, i):
             rows = []
             while i < len(lines) and lines[i].strip().startswith("|"):
                 rows.append(lines[i])
                 i += 1
-            yield _table(rows, styles)
+            yield "text", _table(rows, styles)
         elif _BULLET.match(line) or _NUMBER.match(line):
             numbered = bool(_NUMBER.match(line))
             items = []
@@ -223,7 +267,7 @@ def _blocks(lines: list[str], styles: Styles):
                 else:
                     break
                 i += 1
-            yield _list(items, styles)
+            yield "text", _list(items, styles)
         else:
             para = []
             while i < len(lines) and lines[i].strip() and not _starts_block(lines[i]):
@@ -233,7 +277,7 @@ def _blocks(lines: list[str], styles: Styles):
                 para, i = [line], i + 1
             text = join_lines([p.removeprefix(">").strip() if p.lstrip().startswith(">") else p
                                for p in para])
-            yield Wrapped(inline(text, styles))
+            yield "note" if _NOTE.match(text) else "text", Wrapped(inline(text, styles))
 
 
 def _starts_block(line: str) -> bool:

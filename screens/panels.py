@@ -8,7 +8,7 @@ answered yet says what it is doing. Kept apart from the widgets so each rule is 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
@@ -27,6 +27,17 @@ LOW_DISK_GB = 10.0
 class Check:
     kind: str   # "ok" | "info" | "warning" | "error" | "pending"
     text: str
+
+
+# The order a checks box shows its lines in: what is wrong before what may be, before the facts
+# (✓ •, and the checks still running). The box may be cut at the bottom of a small terminal,
+# and a ✗ must not be the line below the fold.
+KIND_ORDER = {"error": 0, "warning": 1}
+
+
+def errors_first(checks: Iterable[Check]) -> list[Check]:
+    """✗ lines, then ⚠ lines, then the rest; each group keeps the order it was given in."""
+    return sorted(checks, key=lambda check: KIND_ORDER.get(check.kind, len(KIND_ORDER)))
 
 
 def _u(key: str, lang: str, **values: Any) -> str:
@@ -258,7 +269,20 @@ def nvidia_checks(live: Live, lang: str) -> list[Check]:
             if finding.severity in ("warning", "error"):
                 fix = f" → {finding.fix}" if finding.fix else ""
                 out.append(Check(finding.severity, f"{finding.title}{fix}"))
+    out.append(Check("info", torch_size_text(live, lang)))
     return out
+
+
+def torch_size_text(live: Live, lang: str) -> str:
+    """The guide's first question, answered where the build is chosen: why the GPU build is so
+    much bigger, measured against this machine's own PyTorch when there is one."""
+    parts = [_u("check.why_big", lang)]
+    info = live.torch_info()
+    if info is not None and info.status == "ok" and info.install_size_mb:
+        libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb)) if info.libraries_size_mb else ""
+        parts.append(_u("check.torch_size", lang, version=info.version or "", build=info.build or "",
+                        size=num(info.install_size_mb), libs=libs))
+    return ("" if lang == "zh" else " ").join(parts)
 
 
 def detected_nvidia(live: Live) -> str | None:

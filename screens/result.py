@@ -14,7 +14,7 @@ from wizard.i18n import t
 from wizard.textout import asciify
 
 from screens import chart
-from screens.panels import Check, benchmark_checks, gb
+from screens.panels import Check, benchmark_checks, gb, torch_size_text
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import Bullets, CheckPanel, Guide
 
@@ -85,10 +85,13 @@ class ResultScreen(StepScreen):
         rec, machine = outcome.recommendation, outcome.machine
         lang, knowledge = self.lang, self.wizard.knowledge
         box = self.query_one("#result", Vertical)
+        # The first screen at 80×24: the verdict, its one-sentence reason and the install
+        # command; everything that explains them follows below.
         widgets: list[Any] = [
             Static(self.text(t(f"advice.verdict.{rec.verdict}", lang)), id="verdict"),
             Static(self.text(rec.headline), id="headline"),
         ]
+        widgets += self._torch(rec)
         recorded = self._recorded_advice(rec)
         if recorded:
             widgets.append(Static(self.text(recorded), id="recorded-advice", classes="muted"))
@@ -99,7 +102,7 @@ class ResultScreen(StepScreen):
         widgets += self._picks(rec, knowledge)
         widgets += self._chart(rec, machine, knowledge)
         widgets += self._platforms(rec)
-        widgets += self._torch(rec)
+        widgets += self._torch_details(rec)
         widgets += self._benchmark()
         widgets.append(Guide(self.guide("result", "cloud"), id="guide-md",
                              ascii_text=self.wizard.ascii_marks))
@@ -179,14 +182,30 @@ class ResultScreen(StepScreen):
         if rec.torch_command:
             # A plain Static: Textual lets the mouse select its text (and Ctrl+C copy it),
             # and the whole command is one piece of text to copy, not a document to edit.
+            # Rich wraps only between words, so a long command breaks between its arguments,
+            # never inside the index URL.
             out.append(Static(Text(rec.torch_command), id="torch-command"))
             out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
-            if self.wizard.can_pick_python:
-                out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
-            out += self._china(rec.torch_command)
         else:
             out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
         return out
+
+    def _torch_details(self, rec: Any) -> list[Any]:
+        """Below the fold: installing from here, the mirrors in mainland China, and why the
+        GPU build is so much bigger, with this machine's own PyTorch as the measure."""
+        lang = self.lang
+        if not rec.torch_command:
+            return []
+        out: list[Any] = [Static(self.text(ui("result.torch_more", lang)), classes="section")]
+        if self.wizard.can_pick_python:
+            out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
+        out += self._china(rec.torch_command)
+        out.append(Static(self.text(self._size_text(rec.torch_command)), id="torch-size", classes="muted"))
+        return out
+
+    def _size_text(self, command: str) -> str:
+        joiner = "" if self.lang == "zh" else " "
+        return joiner.join((ui("result.why_big", self.lang), torch_size_text(self.wizard.live, self.lang)))
 
     def _china(self, command: str) -> list[Any]:
         """In Chinese only: the same install from mirrors in mainland China (wizard.torch_china)."""

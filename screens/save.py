@@ -106,6 +106,7 @@ class SaveScreen(StepScreen):
         self.query_one("#path", Input).value = str(path)
         self.note("note", ui("save.saved_next", self.lang, path=path), "ok")
         self.query_one("#next", Button).label = t("guide.buttons.finish", self.lang)
+        self.relabel("next", "keys.finish")   # the footer's Ctrl+N too
         self.live_changed()
         self.query_one("#next", Button).focus()
 
@@ -114,8 +115,8 @@ class SaveScreen(StepScreen):
             event.stop()
             self.query_one("#path", Input).value = str(self.fallback)
             self.save(str(self.fallback))
-            return
-        super().on_button_pressed(event)
+        # Save and Back: Textual runs StepScreen's handler too (calling it here saved and then
+        # finished at once).
 
     def keep(self) -> dict[str, Any]:
         return {"save_text": self.query_one("#path", Input).value}

@@ -8,9 +8,10 @@ screen is built for one language; switching language rebuilds the screen.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,6 +28,7 @@ from wizard.textout import asciify
 
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
+from screens.reader import GuidePane
 from screens.widgets import CheckPanel, Guide, clip, shown_text
 
 if TYPE_CHECKING:
@@ -67,8 +69,12 @@ BASE_KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("escape", "back", "keys.back", True),
     ("ctrl+n", "next", "keys.next", True),
     ("f1", "help", "keys.help", True),
+    ("g", "guide", "keys.guide", True),   # the step's guide, whole, on a screen of its own
     ("f2", "switch_language", "keys.language", True),
     ("ctrl+q", "app.quit", "keys.quit", True),
+    # As in other terminal programs: ? is help and Q quits (in a text field they are typed).
+    ("question_mark", "help", "keys.help", False),
+    ("q", "app.quit", "keys.quit", False),
 )
 
 
@@ -95,7 +101,8 @@ def localized(cls: type["StepScreen"], lang: str, ascii_only: bool = False,
     bindings = [Binding(keys, action, describe(desc),
                         show=show and (not narrow or action in NARROW_KEYS))
                 for keys, action, desc, show in cls.KEYS]
-    return type(cls.__name__, (cls,), {"BINDINGS": bindings, "__module__": cls.__module__,
+    return type(cls.__name__, (cls,), {"BINDINGS": bindings, "NARROW": narrow,
+                                       "__module__": cls.__module__,
                                        "__qualname__": cls.__qualname__})
 
 
@@ -105,6 +112,7 @@ class StepScreen(Screen):
     KEYS: ClassVar[tuple[tuple[str, str, str, bool], ...]] = BASE_KEYS
     NEXT_LABEL: ClassVar[str] = "guide.buttons.next"
     PANEL_TITLE: ClassVar[str] = "panel.title"
+    NARROW: ClassVar[bool] = False   # the footer was built for a narrow terminal (`localized`)
 
     class Navigate(Message):
         """Go `direction` steps (+1 next, -1 back), keeping `changes` to the answers."""
@@ -133,12 +141,17 @@ class StepScreen(Screen):
             yield Static(self.text(banner), id="replay-banner")
         with VerticalScroll(id="body", can_focus=not self.PAGES):
             if self.PAGES:
-                with VerticalScroll(id="guide", can_focus=True):
-                    yield Guide(self.guide(*self.PAGES), ascii_text=self.wizard.ascii_marks)
+                more = f"\n\n*{ui('reader.more', self.lang)}*"   # "G: the whole guide"
+                with GuidePane(id="guide", can_focus=True):
+                    yield Guide(self.guide(*self.PAGES) + (asciify(more) if self.wizard.ascii_marks else more),
+                                ascii_text=self.wizard.ascii_marks)
             with Vertical(id="ask"):
                 # The question first, so it is in view at once; the checks follow it.
                 yield from self.compose_question()
-                yield CheckPanel(self.checks(), id="checks", ascii_marks=self.wizard.ascii_marks)
+            # Beside #ask, not in it: the box scrolls inside its own border (errors first).
+            more = ui("panel.more_ascii" if self.wizard.ascii_marks else "panel.more", self.lang)
+            yield CheckPanel(self.checks(), id="checks", ascii_marks=self.wizard.ascii_marks,
+                             more=more)
         with Horizontal(id="nav"):
             if self.STEP != STEPS[0]:
                 yield Button(t("guide.buttons.back", self.lang), id="back", compact=True)
@@ -159,10 +172,60 @@ class StepScreen(Screen):
 
     def on_resize(self) -> None:
         self._fit_footer()
+        self.call_after_refresh(self._keep_question_in_view)
 
     def _fit_footer(self) -> None:
-        # Narrow terminals: a compact footer keeps every key visible.
+        # Narrow terminals: a compact footer keeps every key visible, and under 60 columns
+        # it shows only the main keys (as `localized` builds it for the size it starts at).
         self.query_one(Footer).compact = self.size.width < 70
+        narrow = self.size.width < 60
+        if narrow == getattr(self, "_narrow", self.NARROW):
+            return
+        self._narrow = narrow
+        shown = {(key, action): show for keys, action, _, show in self.KEYS
+                 for key in keys.split(",")}
+
+        def fit(binding: Binding) -> Binding:
+            show = shown.get((binding.key, binding.action))
+            if show is None:
+                return binding
+            return replace(binding, show=show and (not narrow or binding.action in NARROW_KEYS))
+
+        self.rebind(fit)
+
+    def rebind(self, change: Callable[[Binding], Binding]) -> None:
+        """Change this screen's keys as the footer shows them, without rebuilding the screen."""
+        table = self._bindings.key_to_bindings
+        for key, bindings in list(table.items()):
+            table[key] = [change(binding) for binding in bindings]
+        self.refresh_bindings()
+
+    def relabel(self, action: str, desc: str) -> None:
+        """Say in the footer what `action`'s key does now (Ctrl+N once the report is saved)."""
+        text = asciify(ui(desc, self.lang)) if self.wizard.ascii_marks else ui(desc, self.lang)
+        self.rebind(lambda binding: replace(binding, description=text)
+                    if binding.action == action else binding)
+
+    def _keep_question_in_view(self) -> None:
+        """After a resize: when the question or the field being answered has left the view
+        (a window made shorter turns the step into one scrolling page), bring them back."""
+        question = self.query("#question")
+        focused = self.focused
+        wanted = [w for w in (question.first() if question else None, focused) if w is not None]
+        if all(self._in_view(widget) for widget in wanted):
+            return
+        self._show_question()
+        if focused is not None and focused.region.height <= 2 and not self._in_view(focused):
+            focused.scroll_visible(animate=False, immediate=True)   # an input line, a button
+
+    def _in_view(self, widget: Any) -> bool:
+        from textual.errors import NoWidget
+
+        try:
+            geometry = self.find_widget(widget)
+        except NoWidget:
+            return False
+        return geometry.clip.contains_region(geometry.region)
 
     def _show_question(self) -> None:
         """Start every step with its question in view.
@@ -226,6 +289,8 @@ class StepScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back" and self.STEP == STEPS[0]:
             return False  # nothing before the first step: no "Back" in the footer
+        if action == "guide" and not self.PAGES:
+            return False  # no guide on this step: no "G" in the footer
         return True
 
     def confirmed(self, direction: int) -> tuple[str, ...]:
@@ -244,6 +309,16 @@ class StepScreen(Screen):
     def action_back(self) -> None:
         self.post_message(self.Navigate(-1, self.keep(), self.confirmed(-1)))
 
+    def action_guide(self) -> None:
+        """The whole guide on a screen of its own; Esc comes back to this step as it was."""
+        from screens.reader import ReaderScreen
+
+        if not self.PAGES:
+            return
+        title = f"{t('guide.app_title', self.lang)} · {ui('reader.guide_title', self.lang, step=self.step_title())}"
+        self.app.push_screen(ReaderScreen(self.lang, title, self.guide(*self.PAGES),
+                                          ascii_marks=self.wizard.ascii_marks))
+
     def action_help(self) -> None:
         from screens.dialogs import HelpScreen
 
@@ -253,6 +328,11 @@ class StepScreen(Screen):
         self.wizard.switch_language(self.keep())
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        # Textual calls this once for each class in the MRO that defines the handler: a step's
+        # own handler calling it again through super() made Back and Next go two steps.
+        if event is getattr(self, "_pressed", None):
+            return
+        self._pressed = event
         if event.button.id == "next":
             event.stop()
             self.action_next()

@@ -20,7 +20,9 @@ class WelcomeScreen(StepScreen):
     PAGES = ("welcome",)
     NEXT_LABEL = "ui.start"
     AUTO_FOCUS = "#next"
-    KEYS = BASE_KEYS[:2] + (("p", "change_python", "keys.python", True),) + BASE_KEYS[2:]
+    # Nothing to go back to: Esc quits, as Q and Ctrl+Q do (the footer shows Ctrl+Q).
+    KEYS = ((("escape", "app.quit", "keys.quit", False),) + BASE_KEYS[1:2]
+            + (("p", "change_python", "keys.python", True),) + BASE_KEYS[2:])
 
     def compose_question(self) -> ComposeResult:
         yield Static(self.text(ui("welcome.start_hint", self.lang)), id="note")

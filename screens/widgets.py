@@ -9,15 +9,18 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.color import Color, ColorParseError
+from textual.containers import ScrollableContainer
 from textual.content import Content
+from textual.css.scalar import Scalar
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from wizard.textout import ASCII_MARKS, MARKS, asciify
 
 from screens.markdown_lite import Wrapped
-from screens.panels import Check
+from screens.panels import Check, errors_first
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -51,7 +54,7 @@ class Guide(Static):
         self.update(markdown_lite.render(self.markdown, styles))
 
 
-def _theme_color(widget: Static, variable: str):
+def _theme_color(widget: Widget, variable: str):
     """A theme colour as a Rich colour, for Rich renderables drawn inside Textual."""
     value = widget.app.get_css_variables().get(variable)
     if not value:
@@ -126,26 +129,86 @@ class Bullets(Static):
         self.update(grid)
 
 
-class CheckPanel(Bullets):
-    """The live checks of a step: ✓/⚠/✗ lines, with a spinner on the ones still running."""
+class _CheckLines(Bullets):
+    """The lines inside a CheckPanel; each mark takes its colour from the panel's checks."""
 
-    def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False, **kwargs):
+    def __init__(self, panel: "CheckPanel", items: Iterable[tuple[str, str]], **kwargs):
+        super().__init__(items, **kwargs)
+        self.panel = panel
+
+    def mark_style(self, index: int) -> Style | None:
+        return self.panel.mark_style(index)
+
+
+class CheckPanel(ScrollableContainer):
+    """The live checks of a step: ✓/⚠/✗ lines, with a spinner on the ones still running.
+
+    ✗ lines come first, then ⚠, then the facts (screens.panels.errors_first). The box is never
+    taller than its lines; given less room than that (the step's CSS), it scrolls inside its
+    border, takes focus (Tab, then ↑ ↓ PgUp PgDn) and says there is more below (`more`).
+    """
+
+    DEFAULT_CSS = """
+    CheckPanel {
+        width: 1fr;
+        height: auto;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False,
+                 more: str = "", **kwargs):
         self.ascii_marks = ascii_marks
-        self._checks: list[Check] = list(checks)
+        self.more = more  # the cue on the bottom border while lines are cut off below
+        self._checks: list[Check] = errors_first(checks)
         self._frame = 0
         self._timer = None
-        super().__init__(self._pairs(), ascii_text=ascii_marks, **kwargs)
+        self._cue = ""
+        self._lines = _CheckLines(self, self._pairs(), ascii_text=ascii_marks)
+        super().__init__(self._lines, **kwargs)
 
     def on_mount(self) -> None:
-        super().on_mount()
         self._timer = self.set_interval(0.12, self._spin, pause=True)
         self._update_timer()
+        self.watch(self, "scroll_y", self._show_cue, init=False)
+
+    def on_resize(self) -> None:
+        self._fit()
+        self._show_cue()
+
+    def _fit(self) -> None:
+        """Never taller than the lines: a box given more rows (height in fr) stops at its last
+        line, and the rows it leaves go to the guide above it."""
+        width = self.outer_size.width - self.styles.gutter.width
+        if width <= 0:
+            return
+        height = self._lines.get_content_height(self.size, self.app.size, width)
+        height += self.styles.gutter.height
+        if self.styles.max_height != Scalar.from_number(height):
+            self.styles.max_height = height
+
+    @property
+    def cut(self) -> bool:
+        """Whether lines are hidden below the bottom of the box."""
+        return round(self.scroll_y) < self.max_scroll_y
+
+    def _show_cue(self) -> None:
+        cue = self.more if self.cut else ""
+        if cue != self._cue:
+            self._cue = cue
+            self.border_subtitle = Content(cue) if cue else None
+
+    def allow_focus(self) -> bool:
+        # A Tab stop only while there is something to scroll to.
+        return super().allow_focus() and self.max_scroll_y > 0
 
     def show(self, checks: Iterable[Check]) -> None:
-        checks = list(checks)
+        checks = errors_first(checks)
         if checks != self._checks:
             self._checks = checks
-            self.set_items(self._pairs())
+            self._lines.set_items(self._pairs())
         self._update_timer()
 
     def _update_timer(self) -> None:
@@ -158,14 +221,19 @@ class CheckPanel(Bullets):
 
     @property
     def checks(self) -> list[Check]:
+        """The checks in the order shown."""
         return list(self._checks)
+
+    @property
+    def plain(self) -> str:
+        return self._lines.plain
 
     def _pairs(self) -> list[tuple[str, str]]:
         return [(self._mark(c.kind), c.text) for c in self._checks]
 
     def _spin(self) -> None:
         self._frame += 1
-        self.set_items(self._pairs())
+        self._lines.set_items(self._pairs())
 
     def _mark(self, kind: str) -> str:
         if kind == "pending":

@@ -189,9 +189,25 @@ def test_unsure_answers_get_defaults_that_the_headline_admits(knowledge):
     rec = advise(Answers(goal="learning"), plain_machine(chassis="vm"), knowledge, "en", [])
     assert set(rec.assumed) == {"need_gpu", "has_nvidia", "form_factor", "budget_amount"}
     assert rec.form_factor == "laptop"  # a VM can't tell: assume no card can be added
-    assert "not sure" in rec.headline and "a laptop" in rec.headline and "no set budget" in rec.headline
+    # ... but never calls what it can't see "a laptop": the VM hides the computer underneath.
+    assert "not sure" in rec.headline and "no set budget" in rec.headline
+    assert "a laptop" not in rec.headline and "VM, container or WSL" in rec.headline
     zh = advise(Answers(goal="learning"), plain_machine(chassis="vm"), knowledge, "zh", [])
-    assert "不确定" in zh.headline and "笔记本" in zh.headline
+    assert "不确定" in zh.headline and "笔记本" not in zh.headline and "虚拟机" in zh.headline
+    laptop = advise(Answers(goal="learning"), plain_machine(chassis="laptop"), knowledge, "en", [])
+    assert "a laptop" in laptop.headline
+
+
+def test_a_server_with_a_big_gpu_is_not_sent_to_small_free_cloud_gpus(machines, knowledge):
+    rec = run(machines["h200-server"], knowledge, form_factor="server", goal="llm-finetune",
+              budget_amount=2000)
+    assert rec.verdict == "use-current-gpu" and rec.platforms == ()
+    # A GPU that is tight for the goal still hears of bigger cloud GPUs, and only bigger ones.
+    small = run(machines["wsl2"], knowledge, form_factor="desktop", goal="llm-finetune",
+                budget_amount=2000)
+    local = small.reasons and machines["wsl2"].nvidia_gpus()[0].vram_gb
+    assert small.verdict == "use-current-gpu" and small.platforms
+    assert all(knowledge.platform(p.id).max_vram_gb > local for p in small.platforms)
 
 
 def test_unsure_form_factor_follows_the_detected_chassis(knowledge):

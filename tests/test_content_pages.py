@@ -16,7 +16,7 @@ import pytest
 from wizard.content import content_dir
 from wizard.knowledge import load_knowledge
 
-PAGES = ("welcome", "need-gpu", "nvidia", "form-factor", "budget", "goal", "torch-size", "cloud", "result")
+PAGES = ("welcome", "need-gpu", "nvidia", "form-factor", "budget", "goal", "torch-size", "cloud", "result", "words")
 LANGS = ("en", "zh")
 VERDICTS = ("use-current-gpu", "fix-setup", "use-free-cloud", "rent-cloud", "upgrade-desktop",
             "buy-desktop", "buy-laptop", "no-gpu-needed")

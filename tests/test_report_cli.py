@@ -140,7 +140,8 @@ def test_summarize_as_csv(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("\ufeff")     # not a terminal: the mark Excel needs to read UTF-8
     rows = out.removeprefix("\ufeff").splitlines()
-    assert rows[0] == "file,ready,gpu,vram_gb,torch,torch_gpu,verdict,errors"
+    assert rows[0] == "file,ready,gpu,vram_gb,torch,torch_gpu,verdict,errors,replay,duplicate_of"
+    assert rows[1].endswith(",no,")     # not a replay, not a copy of another file
     assert rows[1].startswith(str(tmp_path / "ann.toml") + ",yes,NVIDIA H200,140,")
 
 

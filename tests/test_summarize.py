@@ -18,7 +18,8 @@ from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import machine_from_dict
-from wizard.report import SUMMARY_COLUMNS, build_report, dumps_report, load_report, save_report, summarize
+from wizard.report import (SUMMARY_COLUMNS, build_report, counted, dumps_report, load_report,
+                           save_report, summarize)
 from wizard.textout import cell_width
 
 MACHINES = Path(__file__).parent / "machines"
@@ -109,11 +110,12 @@ def test_a_narrow_roster_says_what_it_left_out(a_class, capsys, monkeypatch, lan
     out = capsys.readouterr().out
     note = out[out.index(hidden_word):]
     assert csv_word in note
-    # What the issue asks of a roster (ready, GPU and VRAM, torch, verdict) stays at 80 columns;
-    # the error count goes first.
-    assert ("Errors" if lang == "en" else "错误数") in note
+    # What the issue asks of a roster (ready, GPU and VRAM, torch, verdict) stays at 80 columns,
+    # and so does the error count (issue 12); whether torch uses the GPU goes first.
+    assert ("GPU in torch" if lang == "en" else "torch 能用 GPU") in note
     header = out.splitlines()[0]
     assert ("VRAM" if lang == "en" else "显存") in header
+    assert header.split()[-1] == t("roster.header.errors", lang)
 
 
 def test_a_wide_terminal_gets_the_full_table(a_class, capsys, monkeypatch):
@@ -289,3 +291,224 @@ def test_unreadable_files_are_named_and_the_rest_summarized(knowledge, tmp_path,
     out = capsys.readouterr().out
     assert "0 of 5 ready" in out and "invalid report" in out
     assert sum(1 for line in out.splitlines() if line.rstrip().endswith("unreadable")) == 4
+
+
+# ------------------------------------------------------------- issue 12: for teachers ---
+
+STAMPED = [f"gpu-report-20261201-1352{10 + i:02d}.toml" for i in range(10)]
+TEN_MACHINES = ["laptop-4060", "h200-server", "vm-no-gpu", "desktop-1080ti", "apple-m2",
+                "nouveau", "wsl2", "rtx4090-cu128-healthy", "amd-rx7900", "version-mismatch"]
+
+
+@pytest.fixture(scope="module")
+def stamped(tmp_path_factory, knowledge):
+    """Ten students who kept the default names, saved a second apart: the names differ only in
+    their last digits."""
+    folder = tmp_path_factory.mktemp("stamped") / "week-01"
+    return [str(write(folder, name, knowledge, machine))
+            for name, machine in zip(STAMPED, TEN_MACHINES)]
+
+
+def table_rows(out: str, count: int) -> list[str]:
+    return lines_of(out)[2:2 + count]
+
+
+def file_cells(out: str, count: int) -> list[str]:
+    return [re.split(r"\s{2,}", line)[0] for line in table_rows(out, count)]
+
+
+def flat(text: str) -> str:
+    """Text with every line break and space gone: a sentence however the roster wrapped it."""
+    return re.sub(r"\s+", "", text)
+
+
+def said(sentence: str, out: str) -> bool:
+    return flat(sentence) in flat(out)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [80, 60])
+def test_default_file_names_stay_apart_at_80_and_60(stamped, capsys, monkeypatch, lang, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["report", "summarize", *stamped, "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert max(cell_width(line) for line in lines_of(out)) <= width
+    cells = file_cells(out, len(stamped))
+    assert len(set(cells)) == len(stamped), cells
+    for cell, name in zip(cells, STAMPED):
+        assert name[-11:-5] in cell, (cell, name)           # "135215": what tells them apart
+    # The start they share is said once, under the table, not cut away unsaid.
+    assert out.count("gpu-report-20261201-") == 1
+    assert said(t("roster.shared", lang, mark="…", start="gpu-report-20261201-",
+                  title=t("roster.header.file", lang)), out)
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 80, 100])
+def test_names_that_differ_only_in_the_middle_or_the_folder_stay_apart(stamped, width):
+    """Mixed folders, the same name in two folders, a `-2` the wizard adds to a taken name: each
+    cut name still points at one file only."""
+    report = load_report(stamped[0])
+    names = ([f"/home/teacher/course/week1/student-{i:02d}-gpu-report-20261130.toml"
+              for i in range(4)]
+             + [f"sec-a/student-{i:02d}-gpu-report-20261130-2.toml" for i in range(3)]
+             + [f"a/very/long/folder/name/that/goes/on/student-{i:02d}-gpu-report-20261130.toml"
+                for i in range(3)]
+             + [f"class/{who}/gpu-report-20261201-135215.toml" for who in ("ana", "bo", "chen")]
+             + ["reports/gpu-report-20261201-135215.toml",
+                "reports/gpu-report-20261201-135215-2.toml"])
+    rows = summarize([(n, report) for n in names])
+    for row in rows:
+        row["duplicate_of"] = ""   # the same report under every name: here only the names count
+    for lang in ("en", "zh"):
+        out = render_table(rows, lang, width)
+        assert max(cell_width(line) for line in lines_of(out)) <= width
+        cells = file_cells(out, len(names))
+        assert len(set(cells)) == len(names), (width, lang, cells)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_error_count_stays_at_80_columns(a_class, stamped, capsys, monkeypatch, lang):
+    monkeypatch.setenv("COLUMNS", "80")
+    for paths in (a_class, stamped):
+        assert main(["report", "summarize", *paths, "--lang", lang]) == 0
+        out = capsys.readouterr().out
+        header = lines_of(out)[0]
+        assert header.split()[-1] == t("roster.header.errors", lang)
+        expected = [row["errors"] for row in summarize([(p, load_report(p)) for p in paths])]
+        assert [line.split()[-1] for line in table_rows(out, len(paths))] == expected
+        assert "1" in expected and "0" in expected
+        # Said what it counts, in the language of the table.
+        assert said(t("roster.legend.errors", lang, title=t("roster.header.errors", lang)), out)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [60, 80, 400])
+def test_ready_and_the_other_status_words_are_defined_under_the_table(
+        stamped, tmp_path, capsys, monkeypatch, lang, width):
+    (tmp_path / "broken.toml").write_text("[[[\n", encoding="utf-8")
+    paths = [*stamped, str(tmp_path / "broken.toml")]
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["report", "summarize", *paths, "--lang", lang]) == 2
+    out = capsys.readouterr().out
+    lines = lines_of(out)
+    header = lines[0]
+    below = "\n".join(lines[2 + len(paths):])
+    compact = width < 400
+    title = (lambda c: t(f"roster.header.{c}" if compact else f"report.summarize.{c}", lang))
+    yes = t("report.value.yes", lang)
+    assert said(t("roster.legend.ready", lang, title=title("ready"), yes=yes), below)
+    assert said(t("roster.legend.unusable", lang, unreadable=t("report.value.unreadable", lang),
+                  invalid=t("report.value.invalid", lang)), below)
+    # Each column of status words that is shown is defined; one that is not shown is not.
+    for column in ("torch_gpu", "errors"):
+        definition = t(f"roster.legend.{column}", lang, title=title(column), yes=yes)
+        assert said(definition, below) == (title(column) in header), column
+    # The definition is in the language of the table.
+    other = "zh" if lang == "en" else "en"
+    assert not said(t("roster.legend.ready", other, title=t("roster.header.ready", other),
+                      yes=t("report.value.yes", other)), out)
+    assert "Ready" in header if lang == "en" else "就绪" in header
+
+
+def replay_of(path: str, folder: Path, name: str) -> str:
+    """What `gpu-wizard --machine PATH` saves: the same machine, marked as a replay."""
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    data["created"] = data["created"].replace(year=2027)        # saved later, by the TA
+    data["replay"] = {"of_report": True, "recorded": "2026-12-01 13:52 UTC"}
+    target = folder / name
+    target.write_text(dumps_report(data), encoding="utf-8")
+    return str(target)
+
+
+@pytest.fixture()
+def with_replay_and_copy(stamped, tmp_path):
+    """The class, a replay of a ready student (h200-server) and the same file sent twice."""
+    replay = replay_of(stamped[1], tmp_path, "gpu-report-20261201-135299.toml")
+    copy = tmp_path / "ana-again.toml"
+    copy.write_bytes(Path(stamped[3]).read_bytes())
+    return [*stamped, replay, str(copy)], replay, str(copy)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [60, 80, 400])
+def test_a_replay_and_a_copy_are_marked_and_not_counted(with_replay_and_copy, capsys, monkeypatch,
+                                                        lang, width):
+    paths, replay, copy = with_replay_and_copy
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["report", "summarize", *paths, "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert max(cell_width(line) for line in lines_of(out)) <= width
+    rows = table_rows(out, len(paths))
+    replay_tag, copy_tag = t("roster.tag.replay", lang), t("roster.tag.copy", lang)
+    assert [replay_tag in row for row in rows] == [False] * 10 + [True, False]
+    assert [copy_tag in row for row in rows] == [False] * 11 + [True]
+    students = summarize([(p, load_report(p)) for p in paths[:10]])
+    ready = sum(r["ready"] == "yes" for r in students)
+    assert load_report(replay)["recommendation"]["verdict"] == "use-current-gpu"  # a ready one
+    left_out = [t("roster.uncounted.replay", lang, count=1),
+                t("roster.uncounted.copy", lang, count=1)]
+    total = t("roster.total", lang, ready=ready, total=10,
+              uncounted=t("roster.uncounted.sep", lang).join(left_out))
+    assert said(total, out), out
+    assert said(t("roster.legend.replay", lang, tag=replay_tag), out)
+    assert said(t("roster.legend.copy", lang, tag=copy_tag), out)
+    if lang == "en":
+        assert said("4 of 10 students ready (1 replay and 1 duplicate not counted).", out)
+    else:
+        assert said("10 名学生中 4 人已就绪（另有 1 份回放、1 份重复的报告未计入）。", out)
+
+
+def test_a_replay_alone_in_the_totals(stamped, tmp_path, capsys, monkeypatch):
+    replay = replay_of(stamped[1], tmp_path, "again.toml")
+    monkeypatch.setenv("COLUMNS", "80")
+    main(["report", "summarize", *stamped[:3], replay, "--lang", "en"])
+    out = capsys.readouterr().out
+    assert "1 of 3 students ready (1 replay not counted)." in out
+    assert [("again" in row, "(replay)" in row) for row in table_rows(out, 4)] == [
+        (False, False)] * 3 + [(True, True)]
+    # Without a replay or a copy the totals read as they always did.
+    main(["report", "summarize", *stamped[:3], "--lang", "en"])
+    out = capsys.readouterr().out
+    assert "1 of 3 ready." in lines_of(out) and "not counted" not in out and "(replay)" not in out
+
+
+def test_the_csv_marks_replays_and_copies(with_replay_and_copy, capsys):
+    paths, replay, copy = with_replay_and_copy
+    assert main(["report", "summarize", "--csv", *paths]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out.removeprefix("\ufeff"))))
+    assert [r["replay"] for r in rows] == ["no"] * 10 + ["yes", "no"]
+    assert [r["duplicate_of"] for r in rows] == [""] * 11 + [paths[3]]
+    # The replay keeps the recorded machine's verdict and readiness: only the count leaves it out.
+    assert rows[10]["ready"] == "yes" and rows[10]["gpu"] == "NVIDIA H200"
+
+
+def test_two_checks_of_one_computer_are_two_rows_but_one_file_twice_is_one(knowledge, tmp_path):
+    """Redacted reports cannot tell one computer from an identical one in the same lab, so two
+    separate checks stay two students; the same saved report under two names is one."""
+    import shutil
+
+    first = write(tmp_path, "a.toml", knowledge, "laptop-4060")
+    data = tomllib.loads(first.read_text(encoding="utf-8"))
+    data["created"] = data["created"].replace(year=2027)
+    (tmp_path / "b.toml").write_text(dumps_report(data), encoding="utf-8")
+    shutil.copy(first, tmp_path / "c.toml")
+    names = [str(tmp_path / n) for n in ("a.toml", "b.toml", "c.toml")]
+    rows = summarize([(n, load_report(n)) for n in names])
+    assert [r["duplicate_of"] for r in rows] == ["", "", names[0]]
+    assert [counted(r) for r in rows] == [True, True, False]
+    # Across calls (the command summarizes file by file), with what was seen carried over.
+    seen: dict = {}
+    rows = [row for n in names for row in summarize([(n, load_report(n))], seen)]
+    assert [r["duplicate_of"] for r in rows] == ["", "", names[0]]
+
+
+def test_a_replay_of_an_invalid_report_is_still_marked(stamped, tmp_path, capsys):
+    replay = replay_of(stamped[0], tmp_path, "bad-replay.toml")
+    data = tomllib.loads(Path(replay).read_text(encoding="utf-8"))
+    data["language"] = "fr"
+    Path(replay).write_text(dumps_report(data), encoding="utf-8")
+    assert main(["report", "summarize", "--csv", replay, stamped[1]]) == 2
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out.removeprefix("\ufeff"))))
+    assert rows[0]["ready"] == "invalid" and rows[0]["replay"] == "yes"
+    assert main(["report", "summarize", replay, stamped[1], "--lang", "en"]) == 2
+    assert "1 of 1 student ready (1 replay not counted)." in capsys.readouterr().out

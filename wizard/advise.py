@@ -24,6 +24,8 @@ from wizard.probe.model import Gpu, Machine
 # wheels (Turing and newer). Older cards still work when owned, but are not picks.
 MIN_PICK_COMPUTE_CAPABILITY = 7.5
 PICK_SEGMENTS = ("desktop", "workstation")
+# Chassis a probe can see; anything else (VM, container, WSL) hides the computer underneath.
+KNOWN_CHASSIS = ("desktop", "laptop", "server")
 MAX_PICKS = 3
 # Goals whose smallest useful GPU is this small start fine on a CPU (course work, small vision
 # models); above it, "I don't need a GPU" gets an answer instead of agreement.
@@ -153,6 +155,12 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         verdict, headline_key = _current_gpu_verdict(local, machine, goal, errors, draft, values,
                                                      has_command=bool(torch_command))
         shown_platforms = tuple(p for p in platforms if p.kind != "paid")
+        if verdict == "use-current-gpu" and local.vram_gb is not None:
+            # A working GPU here: a cloud GPU is only worth naming when it is bigger (an H200
+            # server is never sent to free T4s).
+            shown_platforms = tuple(p for p in platforms
+                                    if knowledge.platform(p.id).max_vram_gb > local.vram_gb
+                                    and local.vram_gb < goal.comfortable_vram_gb)
     elif said_no:
         # No GPU here and none wanted: a cloud GPU, not a purchase.
         draft.add("goal-need", **common)
@@ -197,7 +205,8 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
     if assumed:
         headline = t("advice.headline.assumed", lang, headline=headline.rstrip(".。"),
                      assumptions=_assumption_text(assumed, form, goal_label, lang,
-                                                  bool(machine.nvidia_gpus())))
+                                                  bool(machine.nvidia_gpus()),
+                                                  machine.chassis not in KNOWN_CHASSIS))
     return Recommendation(
         verdict=verdict,
         headline=headline,
@@ -237,7 +246,7 @@ def _form_factor(answers: Answers, machine: Machine, assumed: list[str]) -> str:
     if answers.form_factor != "unsure":
         return answers.form_factor
     assumed.append("form_factor")
-    if machine.chassis in ("desktop", "laptop", "server"):
+    if machine.chassis in KNOWN_CHASSIS:
         return machine.chassis
     # Can't tell (VM, container, WSL): assume the computer can't take a card, the cautious
     # choice; a desktop owner loses nothing but a suggestion.
@@ -245,10 +254,12 @@ def _form_factor(answers: Answers, machine: Machine, assumed: list[str]) -> str:
 
 
 def _assumption_text(assumed: list[str], form: str, goal_label: str, lang: str,
-                     nvidia_found: bool) -> str:
+                     nvidia_found: bool, host_hidden: bool = False) -> str:
     parts = []
     for name in assumed:
         key = f"form_factor-{form}" if name == "form_factor" else name
+        if name == "form_factor" and host_hidden:
+            key = "form_factor-hidden"
         if name == "has_nvidia" and not nvidia_found:
             key = "has_nvidia-none"  # "the GPU found here is yours" needs a GPU found
         parts.append(t(f"advice.assume.{key}", lang, goal=goal_label))
@@ -425,6 +436,9 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
         return cloud_verdict, "server", (), None, None
     if is_mac:
         draft.add("apple-no-upgrade")
+    elif form == "laptop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
+        # A VM, container or WSL hides the computer underneath: say so, not "a laptop".
+        draft.add("host-unknown")
     elif form == "laptop":
         draft.add("laptop")
 

@@ -182,6 +182,7 @@ class WizardApp(App[int]):
         self._content_ready = threading.Event()
         self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
         self.first_shown_at: float | None = None
+        self._ctrl_c_at: float | None = None  # when Ctrl+C last showed how to quit
         self.title = t("guide.app_title", lang)
 
     # ------------------------------------------------------------------ knowledge ---
@@ -238,15 +239,44 @@ class WizardApp(App[int]):
         self.title = t("guide.app_title", self.lang)
         self.goto(self.step_index)
 
+    # Ctrl+C twice within this many seconds quits, as in other terminal programs.
+    CTRL_C_AGAIN_S = 2.0
+
     def action_help_quit(self) -> None:
-        # Textual's ctrl+c hint, in the user's language.
-        self.notify(t("ui.quit_hint", self.lang), markup=False)
+        """Ctrl+C (with no text selected: then it copies): the first press says how to quit
+        and whether the report is saved; a second one within CTRL_C_AGAIN_S quits."""
+        from screens.widgets import shown_text
+        from screens.window import toast_text
+
+        now = time.monotonic()
+        if self._ctrl_c_at is not None and now - self._ctrl_c_at <= self.CTRL_C_AGAIN_S:
+            self.exit()
+            return
+        self._ctrl_c_at = now
+        if self.saved_path is not None:
+            hint = t("ui.quit_hint_saved", self.lang, path=shown_text(str(self.saved_path)))
+        else:
+            hint = t("ui.quit_hint", self.lang)
+        self.notify(toast_text(hint, self.size.width), markup=False)
+
+    def on_resize(self, event: Any) -> None:
+        from screens.window import fit_window
+
+        fit_window(self, event.size)
+
+    def _screen_changed(self, screen: Any) -> None:
+        # A screen shown while the window is too small is covered too (once it is mounted).
+        from screens.window import fit_window, too_small
+
+        if too_small(self.size):
+            self.call_after_refresh(fit_window, self)
 
     # ------------------------------------------------------------------ probes ---
 
     def on_mount(self) -> None:
         # Steps replace each other with switch_screen, which needs a pushed screen below it:
         # the App's default screen stays underneath, empty.
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         self.push_screen(self.make_step(self.step_index))
         if self.handle_signals:
             self._handle_signals()

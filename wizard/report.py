@@ -781,7 +781,11 @@ def _short(text: str) -> str:
 
 # ------------------------------------------------------------------------------ roster ---
 
-SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors")
+SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",
+                   "replay", "duplicate_of")
+# What the terminal table shows as columns; `replay` and `duplicate_of` mark the file's cell
+# there (neither row is counted as a student).
+TABLE_COLUMNS = SUMMARY_COLUMNS[:8]
 
 
 def _gb_text(value: float) -> str:
@@ -789,9 +793,47 @@ def _gb_text(value: float) -> str:
     return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
 
 
-def summarize(reports: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, str]]:
-    """One row per (name, valid report): who is ready, which GPU, torch's state, the verdict."""
-    return [_summary_row(name, report) for name, report in reports]
+def summarize(reports: Iterable[tuple[str, dict[str, Any]]],
+              seen: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """One row per (name, valid report): who is ready, which GPU, torch's state, the verdict.
+
+    A report saved from a replay (`gpu-wizard --machine REPORT`) has replay "yes"; a report
+    identical to an earlier one in the list (the same file sent twice, under two names) names
+    that one in duplicate_of. Neither is another student: see `counted`. `seen` carries the
+    earlier reports over from one call to the next (a roster summarized file by file).
+    """
+    rows: list[dict[str, str]] = []
+    seen = {} if seen is None else seen
+    for name, report in reports:
+        row = _summary_row(name, report)
+        key = _identity(report)
+        if key is not None and key in seen:
+            row["duplicate_of"] = seen[key]
+        elif key is not None:
+            seen[key] = name
+        rows.append(row)
+    return rows
+
+
+def counted(row: dict[str, str]) -> bool:
+    """Whether a roster row is a student of its own: not a replay, not a copy of another row."""
+    return row.get("replay") != "yes" and not row.get("duplicate_of")
+
+
+def _identity(report: Any) -> str | None:
+    """The same for two reports with the same content: the same answers and machine, saved in
+    the same second, each probe taking the same milliseconds. Two students' computers do not
+    produce that (not even a lab of identical ones); one file sent twice does. The redacted
+    reports hold nothing else that could tell one computer from another, so two different
+    checks of one computer stay two rows."""
+    import hashlib
+    import json
+
+    try:
+        text = json.dumps(report, sort_keys=True, default=str, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
@@ -803,7 +845,7 @@ def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
             row = _summary_row(name, data)
         except Exception:  # a hand-edited file can hold anything; the row is best effort
             pass
-    return {**row, "file": name, "ready": state}
+    return {**row, "file": name, "ready": state, "duplicate_of": ""}
 
 
 def torch_has_error(findings: list[Any]) -> bool:
@@ -847,6 +889,9 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
         "torch_gpu": "yes" if torch_gpu else "no",
         "verdict": verdict,
         "errors": str(errors),
+        # Saved from `gpu-wizard --machine REPORT`: an earlier report's machine, not a new check.
+        "replay": "yes" if isinstance(report.get("replay"), dict) else "no",
+        "duplicate_of": "",
     }
     # An invalid report's row is best effort: a name that is a number, a verdict that is a table.
     return {key: value if isinstance(value, str) else "" for key, value in row.items()}
