@@ -160,8 +160,8 @@ class ResultScreen(StepScreen):
     def _chart(self, rec: Any, machine: Any, knowledge: Any) -> list[Any]:
         currency = self.wizard.session.answers.budget_currency
         prices, value = chart.comparison(rec, machine, knowledge, currency, self.lang)
-        if not prices:
-            return []
+        if len(prices) < 2:
+            return []  # one bar compares nothing
         fill = "#" if self.wizard.ascii_marks else "█"
         width = max(30, min(self.app.size.width, 100) - 6)
         lines = [ui("result.chart_price", self.lang), *chart.render(prices, width, fill), "",

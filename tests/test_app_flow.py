@@ -936,3 +936,16 @@ async def test_the_nvidia_step_says_why_the_gpu_build_is_bigger(lang):
                     what="the size check")
         texts = " ".join(c.text for c in panel(app).checks)
         assert "757 MB" in texts and "0.2 GB" in texts
+
+
+async def test_one_bar_is_not_drawn_as_a_comparison():
+    app = make_app("en", machine=machine("vm-no-gpu"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk(pilot, form_factor="desktop", budget="240", goal="learning")
+        picks = app.outcome().recommendation.gpus
+        assert len(picks) == 1, picks
+        assert not app.screen.query("#chart")
+    app = make_app("en", machine=machine("vm-no-gpu"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk(pilot, form_factor="desktop", budget="2000", goal="learning")
+        assert len(app.outcome().recommendation.gpus) > 1 and app.screen.query("#chart")

@@ -235,3 +235,23 @@ def test_china_access_is_only_claimed_from_a_source():
     for platform in load_knowledge().platforms:
         if "region_notes" in platform.unverified:
             assert platform.cn_access == "unknown", platform.id
+
+
+# The original guide's own questions, answered on the page where the step asks about them.
+GUIDE_QUESTIONS = [
+    ("form-factor", {"en": ["Can software add a GPU?", "blower", "external GPU"],
+                     "zh": ["软件能“加”一块显卡吗？", "涡轮", "外接显卡"]}),
+    ("cloud", {"en": ["Change runtime type", "Accelerator", "!nvidia-smi", "!df -h", "!cat /proc/cpuinfo",
+                      "torch.cuda.is_available()"],
+               "zh": ["更改运行时类型", "Accelerator", "!nvidia-smi", "!df -h", "!cat /proc/cpuinfo",
+                      "torch.cuda.is_available()"]}),
+    ("budget", {"en": ["Where to buy", "warranty", "New or used?"], "zh": ["去哪里买", "保修", "买新卡还是二手"]}),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("name, needles", GUIDE_QUESTIONS, ids=[q[0] for q in GUIDE_QUESTIONS])
+def test_the_guides_own_questions_are_answered_where_people_look(lang, name, needles):
+    text = page(lang, name)
+    missing = [needle for needle in needles[lang] if needle not in text]
+    assert not missing, f"{lang}/{name}.md does not answer: {missing}"

@@ -45,14 +45,19 @@ CHASSIS_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Lines whose own wording names firmware tables ("DMI", "ChassisTypes"): a reader is told
+# what they mean instead, in English too.
+PLAIN_KEYS = ("dmi-type", "smbios-type", "chassis-types", "dmi-field")
+
+
 def chassis_evidence_text(line: str, lang: str) -> str:
     """One chassis evidence line, framed in `lang`; unknown lines as they are."""
-    if lang == "en":
-        return line
     for key, pattern in CHASSIS_PATTERNS:
         match = pattern.fullmatch(line)
         if match:
-            return t(f"evidence.chassis.{key}", lang, **match.groupdict())
+            if key in PLAIN_KEYS:
+                return t(f"evidence.plain.{key}", lang, **match.groupdict())
+            return line if lang == "en" else t(f"evidence.chassis.{key}", lang, **match.groupdict())
     return line
 
 
@@ -83,10 +88,16 @@ RUN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_NVML_CLASS = re.compile(r"^NVMLError_\w+:\s*")
+
+
 def run_text(line: str, lang: str) -> str:
     """A line the runner or the torch probe wrote about how a run ended ("no answer within
     25 s", "killed by SIGSEGV"), framed in `lang`. What the program itself said (a CUDA error,
     a traceback's last line) matches no pattern and is quoted as it is."""
+    # NVML's errors read "NVMLError_DriverNotLoaded: Driver Not Loaded": the class name is the
+    # library's internals, the sentence after it is what a reader needs.
+    line = _NVML_CLASS.sub("", line or "")
     if lang == "en" or not line:
         return line
     for key, pattern in RUN_PATTERNS:
