@@ -76,7 +76,8 @@ def system_check(live: Live, lang: str) -> Check:
         return problem
     s = live.system
     assert s is not None
-    text = _u("check.system", lang, cpu=s.cpu_model or "?", cores=num(s.cpu_cores),
+    cpu = s.cpu_model or t("guide.live.unknown", lang)
+    text = _u("check.system", lang, cpu=cpu, cores=num(s.cpu_cores),
               threads=num(s.cpu_threads), ram=gb(s.ram_gb))
     return Check("info", text)
 
@@ -225,7 +226,7 @@ def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check
         ratio = bench.gpu_tflops * 1000 / bench.cpu_gflops if bench.cpu_gflops else None
         out.append(Check("ok", _u("check.bench_gpu", lang, gpu=bench.gpu_name or "GPU",
                                   tflops=num(bench.gpu_tflops),
-                                  ratio=f"{ratio:,.0f}" if ratio else "?")))
+                                  ratio=f"{ratio:,.0f}" if ratio else t("guide.live.unknown", lang))))
     elif bench.gpu_error:
         out.append(Check("warning", _u("check.bench_gpu_failed", lang, error=bench.gpu_error)))
     else:
@@ -357,8 +358,9 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
         libs = ""
         if info.libraries_size_mb:
             libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb))
-        out.append(Check("info", _u("check.torch_size", lang, version=info.version or "?",
-                                    build=info.build or "?", size=num(info.install_size_mb),
+        out.append(Check("info", _u("check.torch_size", lang, version=info.version or "",
+                                    build=info.build or t("guide.live.unknown", lang),
+                                    size=num(info.install_size_mb),
                                     libs=libs)))
     elif live.state("torch") == "pending":
         out.append(Check("pending", _u("check.torch_pending", lang)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -474,3 +475,11 @@ def test_cli_chinese_on_a_mac_points_at_the_pypi_mirror(capsys):
 def test_cli_json_is_unchanged_by_the_mirror_lines(capsys):
     code, out, _ = run_cli(capsys, "--os", "linux", "--python-version", "3.12", "--lang", "zh", "--json")
     assert code == 0 and "tuna" not in out and "sjtu" not in out
+
+
+@pytest.mark.parametrize("lang, word", [("en", "unknown"), ("zh", "未知")])
+def test_what_nobody_knows_is_called_unknown_not_a_question_mark(capsys, lang, word):
+    code = main(["--lang", lang, "torch-command", "--os", "linux", "--gpu-vendor", "amd"])
+    out = capsys.readouterr().out
+    assert code == 0 and word in out
+    assert not re.search(r"(?:\s|\(|（|:|：)[?？](?:\s|\)|）|$)", out, flags=re.M), out

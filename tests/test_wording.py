@@ -245,3 +245,16 @@ def test_nvml_error_class_names_are_not_shown(lang):
 
     shown = run_text("NVMLError_DriverNotLoaded: Driver Not Loaded", lang)
     assert "NVMLError" not in shown and "Driver Not Loaded" in shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("path", MACHINES, ids=lambda p: p.stem)
+def test_no_question_mark_stands_for_a_value_nobody_knows(path, lang):
+    """"driver ?" or "(?)" tells a beginner nothing: say "unknown" (issue 12, Words)."""
+    from wizard.commands.check import render_text
+    from wizard.diagnose import diagnose
+
+    machine = _machine(path, lang)
+    text = render_text(machine, diagnose(machine, lang), lang, recorded=path.name)
+    placeholders = re.findall(r"(?:\s|\(|（)[?？](?:\s|\)|）|,|，|$)", text, flags=re.M)
+    assert not placeholders, [line for line in text.splitlines() if re.search(r"(?:\s|\(|（)[?？]", line)]

@@ -351,7 +351,8 @@ def _short_name(name: str) -> str:
 
 def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors: list[Finding],
                          draft: _Draft, values: dict[str, Any], has_command: bool) -> tuple[str, str]:
-    values.update(gpu=local.name, vram=_num(local.vram_gb) if local.vram_gb else "?")
+    unknown = t("guide.live.unknown", draft.lang)
+    values.update(gpu=local.name, vram=_num(local.vram_gb) if local.vram_gb else unknown)
     if local.vram_gb is not None:
         draft.add("local-gpu", gpu=local.name, vram=_num(local.vram_gb))
     else:

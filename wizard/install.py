@@ -391,7 +391,7 @@ class _Context:
         return TorchChoice(
             command=self.pip_cmd(release.version, None), index_url=None, variant=variant,
             torch_version=release.version, reason=self.text(reason, version=release.version,
-                                                            macos=self.macos or "?"),
+                                                            macos=self.macos or t("guide.live.unknown", self.lang)),
             warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, None),
             warning_ids=tuple(notes.ids),
         )
@@ -451,7 +451,7 @@ class _Context:
                     command=self.pip_cmd(release.version, url), index_url=url,
                     variant=build.variant.name, torch_version=release.version,
                     reason=self.text("rocm", version=release.version, variant=build.variant.name,
-                                     gfx=", ".join(gfx) or "?"),
+                                     gfx=", ".join(gfx) or t("guide.live.unknown", self.lang)),
                     warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, build.variant.name),
                     warning_ids=tuple(notes.ids),
                 )
@@ -483,7 +483,7 @@ class _Context:
         return self.driver is None or (floor is not None and driver_at_least(self.driver, floor))
 
     def gpus_text(self) -> str:
-        return ", ".join(f"{sm_name(f'{a}.{b}')}" for a, b in self.ccs) or "?"
+        return ", ".join(f"{sm_name(f'{a}.{b}')}" for a, b in self.ccs) or t("guide.live.unknown", self.lang)
 
     def nvidia(self) -> TorchChoice:
         notes = _Notes(self.lang)
@@ -521,8 +521,8 @@ class _Context:
             else:
                 # No build here for pre-Turing cards at all (Linux aarch64: sm_80 and newer only).
                 sms = sorted(build.arch.sm if build.arch else (), key=lambda s: int(s[3:].rstrip("af")))
-                notes.add("arch-unknown-range", variant=variant.name, low=sms[0] if sms else "?",
-                          high=sms[-1] if sms else "?")
+                notes.add("arch-unknown-range", variant=variant.name, low=sms[0] if sms else t("guide.live.unknown", self.lang),
+                          high=sms[-1] if sms else t("guide.live.unknown", self.lang))
         elif any(arch_support(build.arch_list, cc) == "ptx" for cc in self.ccs):
             notes.add("ptx-only", gpus=self.gpus_text(), variant=variant.name)
         if build.experimental:
@@ -533,8 +533,8 @@ class _Context:
             command=self.pip_cmd(release.version, url), index_url=url, variant=variant.name,
             torch_version=release.version,
             reason=self.text(reason_key, version=release.version, variant=variant.name,
-                             gpus=self.gpus_text(), driver=self.driver or "?",
-                             floor=variant.compat_floor(self.os) or "?"),
+                             gpus=self.gpus_text(), driver=self.driver or t("guide.live.unknown", self.lang),
+                             floor=variant.compat_floor(self.os) or t("guide.live.unknown", self.lang)),
             warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, variant.name),
             warning_ids=tuple(notes.ids),
         )

@@ -77,13 +77,14 @@ def reason_of(machine: Machine) -> str:
 
 def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
             seconds: float | None = None) -> str:
+    unknown = t("guide.live.unknown", lang)
     if info.status == "ok":
-        return t("nvml.ok", lang, driver=info.driver_version or "?", count=gpu_count,
-                 cuda=info.cuda_driver_version or "?")
+        return t("nvml.ok", lang, driver=info.driver_version or unknown, count=gpu_count,
+                 cuda=info.cuda_driver_version or unknown)
     key = f"nvml.{info.reason}"
     if not info.reason or not has(key):
         key = "nvml.nvml-error"
-    return t(key, lang, seconds=f"{seconds:g}" if seconds else "?", detail=detail,
+    return t(key, lang, seconds=f"{seconds:g}" if seconds else unknown, detail=detail,
              error=detail or info.status)
 
 
