@@ -1,6 +1,6 @@
 """The user's five answers, and the checks that keep a hand-written answers file honest.
 
-The same table is the report's `[answers]` (CONTRACTS.md), so a saved report works as an
+The same table is the report's `[answers]` (the report format in README.md), so a saved report works as an
 answers file. Every problem names the key and the reason, because the person reading the
 message is often a TA fixing a student's file, not the student.
 """

@@ -1,4 +1,4 @@
-"""The shareable report (CONTRACTS.md, format version 1): build, redact, save, load, check.
+"""The shareable report (format version 1, described in README.md's "The report format"): build, redact, save, load, check.
 
 A report travels from a student to a TA, so by default it carries nothing that identifies a
 person or a machine; it is written atomically and never replaces an existing file silently,

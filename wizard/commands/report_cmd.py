@@ -1,7 +1,7 @@
 """`gpu-wizard report show FILE | validate FILE | summarize FILE... [--csv]`: saved reports.
 
 A TA's tools: open what a student saw, check a file before trusting it, and see a whole
-class at a glance. Exit codes are part of CONTRACTS.md.
+class at a glance. Exit codes are part of the public CLI (README.md, "Exit status").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one snapshot of a machine that probes produce and everything else reads.
 
-Frozen dataclasses mirror the report's `[machine]` table (CONTRACTS.md). `to_dict` drops
+Frozen dataclasses mirror the report's `[machine]` table (README.md, "The report format"). `to_dict` drops
 unknown values (None) so absent facts stay absent in TOML; `from_dict` checks types and enum
 values and names the key path of every problem, so a hand-edited or hostile `--machine`
 file fails with a clear message instead of a traceback deep inside the advice code.
