@@ -326,23 +326,12 @@ class Knowledge:
         used = [p for p in local if p.condition == "used"]
         chosen = _newest(new or used)
         if chosen is not None:
-            return _price_of(chosen, market.id)
+            return self._priced(chosen, currency, market.id, "street" if chosen.condition == "new" else "used")
         if not (sold_new and market.convert_from):
             return None
-        foreign = [p for p in self.market.current_prices(gpu.name, market.convert_from) if p.condition == "new"]
-        chosen = _newest(foreign)
-        if chosen is None:
-            return None
-        try:
-            amount, rate = self.convert(chosen.amount, chosen.currency, currency)
-        except KeyError:
-            return None
-        low = round_converted(self.convert(chosen.low, chosen.currency, currency)[0]) if chosen.low else None
-        return Price(
-            amount=round_converted(amount), currency=currency, kind="street", date=chosen.date,
-            source=chosen.source, approximate=True, market=market.id, low=low,
-            converted_from=chosen.currency, converted_market=chosen.market, rate_date=rate.date,
-        )
+        chosen = _newest([p for p in self.market.current_prices(gpu.name, market.convert_from)
+                          if p.condition == "new"])
+        return self._priced(chosen, currency, market.id) if chosen is not None else None
 
     def desktop_base(self, currency: str) -> Price | None:
         """What the rest of a desktop PC costs in the buyer's market, converted when needed."""
@@ -351,30 +340,32 @@ class Knowledge:
             return None
         for market_id in (market.id, market.convert_from):
             rest = self.market.rest_of_pc_in(market_id) if market_id else None
-            if rest is None:
-                continue
-            if rest.currency == currency:
-                return Price(rest.amount, currency, "street", rest.date, rest.source, True, market=market.id)
-            try:
-                amount, rate = self.convert(rest.amount, rest.currency, currency)
-            except KeyError:
-                continue
-            return Price(round_converted(amount), currency, "street", rest.date, rest.source, True,
-                         market=market.id, converted_from=rest.currency, converted_market=rest.market,
-                         rate_date=rate.date)
+            price = self._priced(rest, currency, market.id) if rest is not None else None
+            if price is not None:
+                return price
         return None
+
+    def _priced(self, offer: MarketPrice | RestOfPc, currency: str, market_id: str,
+                kind: str = "street") -> Price | None:
+        """`offer` as today's price for a buyer in `market_id`; from another currency it is
+        converted at the dated rate and rounded, and says so."""
+        if offer.currency == currency:
+            return Price(float(offer.amount), currency, kind, offer.date, offer.source, approximate=True,
+                         market=market_id, low=offer.low)
+        try:
+            amount, rate = self.convert(offer.amount, offer.currency, currency)
+        except KeyError:
+            return None
+        low = round_converted(self.convert(offer.low, offer.currency, currency)[0]) if offer.low else None
+        return Price(round_converted(amount), currency, kind, offer.date, offer.source, approximate=True,
+                     market=market_id, low=low, converted_from=offer.currency,
+                     converted_market=offer.market, rate_date=rate.date)
 
 
 def _newest(offers: list[MarketPrice]) -> MarketPrice | None:
     """The latest observation wins (prices moved monthly in 2026); within a month, the higher
     one, so advice never promises a card cheaper than people paid."""
     return max(offers, key=lambda p: (p.date, p.amount), default=None)
-
-
-def _price_of(offer: MarketPrice, market_id: str) -> Price:
-    return Price(amount=float(offer.amount), currency=offer.currency,
-                 kind="street" if offer.condition == "new" else "used", date=offer.date,
-                 source=offer.source, approximate=True, market=market_id, low=offer.low)
 
 
 # ---------------------------------------------------------------------------------------------
