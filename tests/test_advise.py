@@ -500,3 +500,13 @@ def test_the_advice_for_a_gpu_the_newest_pytorch_dropped_says_its_support_ended(
                  turing, knowledge, lang="en", findings=diagnose(turing, "en"),
                  torch_choice=choose_for_machine(turing, "en"))
     assert not any("no longer supports this GPU" in r for r in rec.reasons)
+
+
+def test_a_hidden_host_is_not_called_a_laptop_when_a_desktop_is_suggested(knowledge):
+    rec = advise(Answers(need_gpu="yes", goal="learning", budget_amount=3000, budget_currency="USD"),
+                 plain_machine(chassis="vm"), knowledge, "en", [])
+    assert rec.verdict == "buy-desktop"
+    assert "laptop" not in rec.headline.lower() and "VM, container or WSL" in rec.headline
+    laptop = advise(Answers(need_gpu="yes", goal="learning", budget_amount=3000, budget_currency="USD",
+                            form_factor="laptop"), plain_machine(chassis="laptop"), knowledge, "en", [])
+    assert laptop.verdict == "buy-desktop" and "laptop's GPU" in laptop.headline

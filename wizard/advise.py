@@ -500,7 +500,10 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
     _multi_gpu_notes(goal, picks, budget, lang, draft)
     _price_notes(picks, knowledge, currency, draft, lang)
     draft.add("old-cards-skipped")
-    return verdict, verdict, picks, None, None
+    key = verdict
+    if verdict == "buy-desktop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
+        key = "buy-desktop-hidden"  # not "a laptop's GPU can't be upgraded": nobody said laptop
+    return verdict, key, picks, None, None
 
 
 def gpu_candidates(knowledge: Knowledge, goal: Goal, currency: str, lang: str) -> list[GpuPick]:
