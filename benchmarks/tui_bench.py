@@ -70,7 +70,7 @@ def child_minimal(started: float) -> None:
 
 def child_wizard(started: float, machine_file: str | None) -> None:
     from screens.step import STEPS
-    from wizard.app import make_app
+    from screens.app import make_app
 
     machine = None
     if machine_file:
@@ -93,7 +93,7 @@ def child_wizard(started: float, machine_file: str | None) -> None:
             late = time.perf_counter() - tick - HEARTBEAT
             if late > worst:
                 worst, worst_at = late, time.time() - app.first_shown_at
-            if app.live.all_settled and settled_at is None:
+            if app.state.live.all_settled and settled_at is None:
                 settled_at = time.monotonic()
             if settled_at is not None and time.monotonic() - settled_at > 0.3:
                 break   # a little past the last probe, so its panel update is counted

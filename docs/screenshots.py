@@ -3,7 +3,7 @@
     .venv/bin/python -m docs.screenshots [--out DIR] [NAME ...]
     .venv/bin/python docs/screenshots.py [--out DIR] [NAME ...]
 
-Each screenshot builds the wizard with `wizard.app.make_app` on a recorded machine from
+Each screenshot builds the wizard with `screens.app.make_app` on a recorded machine from
 tests/machines (no live probes), a fixed clock and fixed folders, drives it with keys at 80×24
 the way a user would, and writes what Textual's `export_screenshot` returns. Nothing depends on
 the machine running the script, so running it again gives the same files, byte for byte.
@@ -123,7 +123,7 @@ async def _steady(pilot) -> None:
 
 
 async def _shoot(name: str, shot: Shot) -> str:
-    from wizard.app import make_app
+    from screens.app import make_app
     from wizard.machine_file import load_machine
 
     app = make_app(shot.lang, machine=load_machine(MACHINES / f"{shot.machine}.toml"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,35 +16,38 @@ from screens.panels import Check, budget_checks
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
 
+if TYPE_CHECKING:
+    from wizard.state import WizardState
+
 
 class BudgetScreen(StepScreen):
     STEP = "budget"
     PAGES = ("budget", "torch-size")
     AUTO_FOCUS = "#amount"
 
-    def __init__(self, lang: str) -> None:
-        super().__init__(lang)
-        session = self.wizard.session
+    def __init__(self, lang: str, state: WizardState) -> None:
+        super().__init__(lang, state)
+        session = self.state.session
         # The currency buttons start at the last choice, else the one the language suggests.
         self.currency = session.currency_choice or ("CNY" if lang == "zh" else "USD")
         self.unsure = False
 
     def checks(self) -> list[Check]:
-        return budget_checks(self.wizard.live, self.lang)
+        return budget_checks(self.state.live, self.lang)
 
     def compose_question(self) -> ComposeResult:
         yield Static(self.text(t("guide.questions.budget_amount", self.lang)), id="question")
         with Horizontal(id="budget-row"):
-            yield Input(self.wizard.session.budget_text, id="amount",
+            yield Input(self.state.session.budget_text, id="amount",
                         placeholder=t("guide.budget.placeholder", self.lang), compact=True)
             yield Choices(self._currency_options(), self.currency, id="currency",
-                          ascii_marks=self.wizard.ascii_marks)
+                          ascii_marks=self.state.ascii_marks)
         yield Static(self.text(""), id="note")
         yield Button(ui("budget.unsure", self.lang), id="unsure", compact=True)
 
     def _currency_options(self) -> list[tuple[str, str]]:
-        knowledge = self.wizard.knowledge
-        return [(code, f"{code} {knowledge.currency(code).symbol}") for code in self.wizard.currencies()]
+        knowledge = self.state.knowledge
+        return [(code, f"{code} {knowledge.currency(code).symbol}") for code in self.state.currencies()]
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -53,7 +56,7 @@ class BudgetScreen(StepScreen):
     # -------------------------------------------------------------- validation ---
 
     def _parse(self, text: str) -> BudgetReading | str:
-        return read_budget(text, self.currency, self.wizard.knowledge)
+        return read_budget(text, self.currency, self.state.knowledge)
 
     def _validate(self, text: str, quiet_when_empty: bool = False) -> tuple[int | float, str] | None:
         result = self._parse(text)
@@ -73,9 +76,9 @@ class BudgetScreen(StepScreen):
 
     def _replayed(self, text: str) -> str:
         """In a replay, while the box holds the student's budget, say whose answer it is."""
-        from wizard.app import replay_session
+        from wizard.state import replay_session
 
-        replay = self.wizard.replay
+        replay = self.state.replay
         if replay is None or replay.answers is None or text != replay_session(replay).budget_text:
             return ""
         return "\n" + ui("replay.answered", self.lang)
@@ -83,11 +86,11 @@ class BudgetScreen(StepScreen):
     def _understood(self, reading: BudgetReading) -> str:
         from wizard.advise import format_money
 
-        money = format_money(reading.amount, reading.currency, self.wizard.knowledge)
+        money = format_money(reading.amount, reading.currency, self.state.knowledge)
         if reading.amount == 0:
             return ui("budget.zero", self.lang)
         if reading.low is not None:
-            low = format_money(reading.low, reading.currency, self.wizard.knowledge)
+            low = format_money(reading.low, reading.currency, self.state.knowledge)
             return ui("budget.range", self.lang, money=money, low=low)
         return ui("budget.ok", self.lang, money=money)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.widgets import Static
@@ -13,23 +13,26 @@ from screens.panels import Check
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
 
+if TYPE_CHECKING:
+    from wizard.state import WizardState
+
 
 class ChoiceStep(StepScreen):
     FIELD: ClassVar[str] = ""          # the Answers field this step sets
     VALUES: ClassVar[tuple[str, ...]] = ()
     AUTO_FOCUS = "#answer"
 
-    def __init__(self, lang: str) -> None:
-        super().__init__(lang)
+    def __init__(self, lang: str, state: WizardState) -> None:
+        super().__init__(lang, state)
         # Whether the user has picked an answer on this visit or an earlier one; detection
         # only fills in answers nobody has given yet.
-        self.user_picked = self.FIELD in self.wizard.session.touched
+        self.user_picked = self.FIELD in self.state.session.touched
 
     def options(self) -> list[tuple[str, str]]:
         return [(v, t(f"guide.options.{self.FIELD}.{v}", self.lang)) for v in self.VALUES]
 
     def current_answer(self) -> str:
-        answer = getattr(self.wizard.session.answers, self.FIELD)
+        answer = getattr(self.state.session.answers, self.FIELD)
         if not self.user_picked:
             return self.detected() or answer
         return answer
@@ -47,12 +50,12 @@ class ChoiceStep(StepScreen):
     def compose_question(self) -> ComposeResult:
         yield Static(self.text(self.question()), id="question")
         yield Choices(self.options(), self.current_answer(), id="answer",
-                      ascii_marks=self.wizard.ascii_marks)
+                      ascii_marks=self.state.ascii_marks)
         yield Static(self.text(self._note_text()), id="note")
 
     def _note_text(self) -> str:
         hint = ui("choose_hint", self.lang)
-        replay = self.wizard.replay
+        replay = self.state.replay
         if self.user_picked and replay is not None and replay.answers is not None:
             # "We chose … for you" would be false: the student gave this answer.
             return f"{ui('replay.answered', self.lang)}\n{hint}"

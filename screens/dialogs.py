@@ -34,14 +34,16 @@ def help_markdown(lang: str, step: str) -> str:
 class HelpScreen(ModalScreen[None]):
     """Help for the step and the keys; W (or the Words button) opens the words explained."""
 
-    BINDINGS = [Binding("escape,f1,q", "dismiss(None)", show=False),
+    # The keys that open help close it too (F1, ?), as do Esc and q.
+    BINDINGS = [Binding("escape,f1,question_mark,q", "dismiss(None)", show=False),
                 Binding("w", "words", show=False)]
     AUTO_FOCUS = "#help-body"
 
-    def __init__(self, lang: str, step: str) -> None:
+    def __init__(self, lang: str, step: str, *, ascii_marks: bool = False) -> None:
         super().__init__()
         self.lang = lang
         self.step = step
+        self.ascii_marks = ascii_marks
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -59,7 +61,7 @@ class HelpScreen(ModalScreen[None]):
         """The words explained, over this help; Esc comes back here."""
         from screens.reader import words_screen
 
-        self.app.push_screen(words_screen(self.lang, getattr(self.app, "ascii_marks", False)))
+        self.app.push_screen(words_screen(self.lang, self.ascii_marks))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -15,8 +15,8 @@ class FormFactorScreen(ChoiceStep):
     PAGES = ("form-factor",)
 
     def checks(self) -> list[Check]:
-        return form_factor_checks(self.wizard.live, self.lang,
-                                  answered=self.FIELD in self.wizard.session.touched)
+        return form_factor_checks(self.state.live, self.lang,
+                                  answered=self.FIELD in self.state.session.touched)
 
     def detected(self) -> str | None:
-        return detected_form_factor(self.wizard.live)
+        return detected_form_factor(self.state.live)

@@ -16,13 +16,13 @@ class GoalScreen(ChoiceStep):
     PAGES = ("goal",)
 
     def options(self) -> list[tuple[str, str]]:
-        return [(g.id, g.label(self.lang)) for g in self.wizard.knowledge.goals]
+        return [(g.id, g.label(self.lang)) for g in self.state.knowledge.goals]
 
     def checks(self) -> list[Check]:
-        knowledge = self.wizard.knowledge
+        knowledge = self.state.knowledge
         goal_id = self.shown_goal()
         goal = next((g for g in knowledge.goals if g.id == goal_id), knowledge.goals[0])
-        return goal_checks(self.wizard.live, self.lang, goal, knowledge)
+        return goal_checks(self.state.live, self.lang, goal, knowledge)
 
     def shown_goal(self) -> str:
         """The goal the panel describes: the highlighted one, as the user moves through them."""

@@ -8,7 +8,7 @@ when the user cancelled before anything changed.
 from __future__ import annotations
 
 import threading
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,17 +29,20 @@ class InstallScreen(ModalScreen[Optional[dict]]):
     BINDINGS = [Binding("escape", "cancel", show=False)]
     AUTO_FOCUS = "#install-go"
 
-    def __init__(self, lang: str, plan: Any, machine: Any) -> None:
+    def __init__(self, lang: str, plan: Any, machine: Any, *, ascii_marks: bool = False,
+                 stopped: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.lang = lang
         self.plan = plan
         self.machine = machine
+        self.ascii_marks = ascii_marks
+        self.stopped = stopped   # told the command when quitting the wizard stops it
         self.proc: Any = None
         self.running = False
         self.outcome: dict | None = None
 
     def text(self, text: str) -> Content:
-        return Content(shown_text(asciify(text) if getattr(self.app, "ascii_marks", False) else text))
+        return Content(shown_text(asciify(text) if self.ascii_marks else text))
 
     def compose(self) -> ComposeResult:
         from wizard.torch_lines import interpreter_line
@@ -158,5 +161,5 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         # Quitting the wizard mid-install: stop pip rather than leave it running behind the shell.
         if self.running and self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
-            if hasattr(self.app, "install_interrupted"):
-                self.app.install_interrupted = self.plan.shown
+            if self.stopped is not None:
+                self.stopped(self.plan.shown)

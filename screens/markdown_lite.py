@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from rich import box
 from rich.cells import cell_len
@@ -115,6 +116,14 @@ class Styles:
     heading: Style = field(default_factory=lambda: Style(bold=True))
     link: Style = field(default_factory=lambda: Style(underline=True))
     ascii_only: bool = False   # LANG=C: "*" bullets and ASCII table lines
+    # Called on the text of each paragraph and list item, in page order (not on headings,
+    # tables or code): screens.widgets.Guide links the glossary's terms with it.
+    prose: Callable[[Text], None] | None = None
+
+    def body(self, text: Text) -> Text:
+        if self.prose is not None:
+            self.prose(text)
+        return text
 
 
 @dataclass
@@ -277,7 +286,10 @@ def _blocks(lines: list[str], styles: Styles):
                 para, i = [line], i + 1
             text = join_lines([p.removeprefix(">").strip() if p.lstrip().startswith(">") else p
                                for p in para])
-            yield "note" if _NOTE.match(text) else "text", Wrapped(inline(text, styles))
+            if _NOTE.match(text):
+                yield "note", Wrapped(inline(text, styles))
+            else:
+                yield "text", Wrapped(styles.body(inline(text, styles)))
 
 
 def _starts_block(line: str) -> bool:
@@ -302,7 +314,7 @@ def _list(items: list[_Item], styles: Styles) -> Table:
     grid.add_column(ratio=1)
     for mark, item in zip(marks, items):
         depth = _depth(item, base_indent)
-        grid.add_row(Text("  " * depth + mark), Wrapped(inline(join_lines(item.lines), styles)))
+        grid.add_row(Text("  " * depth + mark), Wrapped(styles.body(inline(join_lines(item.lines), styles))))
     return grid
 
 

@@ -14,4 +14,4 @@ class NeedGpuScreen(ChoiceStep):
     PAGES = ("need-gpu",)
 
     def checks(self) -> list[Check]:
-        return need_gpu_checks(self.wizard.live, self.lang, self.wizard.knowledge)
+        return need_gpu_checks(self.state.live, self.lang, self.state.knowledge)

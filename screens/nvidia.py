@@ -15,10 +15,10 @@ class NvidiaScreen(ChoiceStep):
     PAGES = ("nvidia",)
 
     def checks(self) -> list[Check]:
-        return nvidia_checks(self.wizard.live, self.lang)
+        return nvidia_checks(self.state.live, self.lang)
 
     def detected(self) -> str | None:
-        return detected_nvidia(self.wizard.live)
+        return detected_nvidia(self.state.live)
 
     def detection_note(self) -> Check | None:
-        return nvidia_detection_note(self.wizard.live, self.lang)
+        return nvidia_detection_note(self.state.live, self.lang)

@@ -14,7 +14,7 @@ from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
 from wizard.textout import gb_text
 
-from screens.facts import Live
+from wizard.live import Live
 
 if TYPE_CHECKING:
     from wizard.probe.model import Gpu, Machine, TorchInfo
@@ -44,15 +44,15 @@ def _u(key: str, lang: str, **values: Any) -> str:
     return t(f"ui.{key}", lang, **values)
 
 
-def num(value: float | None) -> str:
+def num(value: float | None, lang: str) -> str:
     if value is None:
-        return "?"
+        return t("check.unknown", lang)
     return f"{value:g}" if value < 100 else f"{value:,.0f}"
 
 
-def gb(value: float | None) -> str:
+def gb(value: float | None, lang: str) -> str:
     """Memory as every other screen says it: a driver's 11.99 is 12 GB (one rule, wizard.textout)."""
-    return "?" if value is None else gb_text(value)
+    return t("check.unknown", lang) if value is None else gb_text(value)
 
 
 def _probe_problem(live: Live, name: str, lang: str) -> Check | None:
@@ -77,8 +77,8 @@ def system_check(live: Live, lang: str) -> Check:
     s = live.system
     assert s is not None
     cpu = s.cpu_model or t("guide.live.unknown", lang)
-    text = _u("check.system", lang, cpu=cpu, cores=num(s.cpu_cores),
-              threads=num(s.cpu_threads), ram=gb(s.ram_gb))
+    text = _u("check.system", lang, cpu=cpu, cores=num(s.cpu_cores, lang),
+              threads=num(s.cpu_threads, lang), ram=gb(s.ram_gb, lang))
     return Check("info", text)
 
 
@@ -86,14 +86,14 @@ def ram_check(live: Live, lang: str) -> Check | None:
     s = live.system
     if s is None or s.ram_gb is None or s.ram_gb >= LOW_RAM_GB:
         return None
-    return Check("warning", _u("check.ram_low", lang, ram=gb(s.ram_gb)))
+    return Check("warning", _u("check.ram_low", lang, ram=gb(s.ram_gb, lang)))
 
 
 def gpu_text(gpu: "Gpu", lang: str) -> str:
     parts = [gpu.name]
     if gpu.vram_gb is not None:
         key = "check.gpu_shared" if gpu.unified_memory else "check.gpu_vram"
-        parts.append(_u(key, lang, vram=gb(gpu.vram_gb)))
+        parts.append(_u(key, lang, vram=gb(gpu.vram_gb, lang)))
     if gpu.compute_capability:
         parts.append(_u("check.gpu_cc", lang, cc=gpu.compute_capability))
     if gpu.kernel_driver == "nouveau":
@@ -220,12 +220,12 @@ def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check
         if info is not None and info.status != "ok":
             return [Check("info", _u("check.bench_no_torch", lang))]
         return [Check("info", _u("check.bench_not_run", lang))]
-    out = [Check("info", _u("check.bench_cpu", lang, gflops=num(bench.cpu_gflops),
+    out = [Check("info", _u("check.bench_cpu", lang, gflops=num(bench.cpu_gflops, lang),
                             size=bench.matrix_size))]
     if bench.gpu_tflops:
         ratio = bench.gpu_tflops * 1000 / bench.cpu_gflops if bench.cpu_gflops else None
         out.append(Check("ok", _u("check.bench_gpu", lang, gpu=bench.gpu_name or "GPU",
-                                  tflops=num(bench.gpu_tflops),
+                                  tflops=num(bench.gpu_tflops, lang),
                                   ratio=f"{ratio:,.0f}" if ratio else t("guide.live.unknown", lang))))
     elif bench.gpu_error:
         out.append(Check("warning", _u("check.bench_gpu_failed", lang, error=bench.gpu_error)))
@@ -236,7 +236,7 @@ def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check
         if card is not None:
             ratio = card.fp32_tflops * 1000 / bench.cpu_gflops
             out.append(Check("info", _u("check.bench_reference", lang, gpu=card.name,
-                                        tflops=num(card.fp32_tflops), ratio=f"{ratio:,.0f}")))
+                                        tflops=num(card.fp32_tflops, lang), ratio=f"{ratio:,.0f}")))
     return out
 
 
@@ -280,9 +280,9 @@ def torch_size_text(live: Live, lang: str) -> str:
     parts = [_u("check.why_big", lang)]
     info = live.torch_info()
     if info is not None and info.status == "ok" and info.install_size_mb:
-        libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb)) if info.libraries_size_mb else ""
+        libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb, lang)) if info.libraries_size_mb else ""
         parts.append(_u("check.torch_size", lang, version=info.version or "", build=info.build or "",
-                        size=num(info.install_size_mb), libs=libs))
+                        size=num(info.install_size_mb, lang), libs=libs))
     return ("" if lang == "zh" else " ").join(parts)
 
 
@@ -352,15 +352,15 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
         free = live.system.disk_free_gb
         kind = "warning" if free < LOW_DISK_GB else "ok"
         key = "check.disk_low" if free < LOW_DISK_GB else "check.disk"
-        out.append(Check(kind, _u(key, lang, free=num(free))))
+        out.append(Check(kind, _u(key, lang, free=num(free, lang))))
     info = live.torch_info()
     if info is not None and info.status == "ok" and info.install_size_mb:
         libs = ""
         if info.libraries_size_mb:
-            libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb))
+            libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb, lang))
         out.append(Check("info", _u("check.torch_size", lang, version=info.version or "",
                                     build=info.build or t("guide.live.unknown", lang),
-                                    size=num(info.install_size_mb),
+                                    size=num(info.install_size_mb, lang),
                                     libs=libs)))
     elif live.state("torch") == "pending":
         out.append(Check("pending", _u("check.torch_pending", lang)))
@@ -368,18 +368,19 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
     return out
 
 
-def local_gpu_memory(machine: "Machine", knowledge: Any) -> tuple[str, float | None] | None:
-    """(name, usable GPU memory) of the GPU the advice would use; None when there is none."""
+def local_gpu_memory(machine: "Machine", knowledge: Any) -> tuple[str, float | None, float | None] | None:
+    """(name, usable GPU memory, memory as shown) of the GPU the advice would use; None when
+    there is none. The first size is compared with the goal, the second is the one shown."""
     from wizard.advise import local_gpu  # the advice's own rule, so both always agree
 
     local = local_gpu(machine, knowledge)
-    return (local.name, local.vram_gb) if local is not None else None
+    return (local.name, local.vram_gb, local.shown_gb) if local is not None else None
 
 
 def goal_checks(live: Live, lang: str, goal: Any, knowledge: Any) -> list[Check]:
-    out = [Check("info", _u("check.goal_need", lang, goal=goal.label(lang), min=num(goal.min_vram_gb),
-                            comfortable=num(goal.comfortable_vram_gb),
-                            ram=num(goal.min_ram_gb)))]
+    out = [Check("info", _u("check.goal_need", lang, goal=goal.label(lang), min=num(goal.min_vram_gb, lang),
+                            comfortable=num(goal.comfortable_vram_gb, lang),
+                            ram=num(goal.min_ram_gb, lang)))]
     machine = live.machine(lang, need_torch=False)
     if machine is None:
         return out + [Check("pending", _u("check.goal_pending", lang))]
@@ -387,18 +388,18 @@ def goal_checks(live: Live, lang: str, goal: Any, knowledge: Any) -> list[Check]
     if local is None:
         out.append(Check("warning", _u("check.vram_none", lang)))
     else:
-        name, vram = local
+        name, vram, shown = local
         if vram is None:
             out.append(Check("info", _u("check.vram_unknown", lang, gpu=name)))
         elif vram >= goal.comfortable_vram_gb:
-            out.append(Check("ok", _u("check.vram_comfortable", lang, gpu=name, vram=gb(vram))))
+            out.append(Check("ok", _u("check.vram_comfortable", lang, gpu=name, vram=gb(shown, lang))))
         elif vram >= goal.min_vram_gb:
-            out.append(Check("warning", _u("check.vram_enough", lang, gpu=name, vram=gb(vram))))
+            out.append(Check("warning", _u("check.vram_enough", lang, gpu=name, vram=gb(shown, lang))))
         else:
-            out.append(Check("error", _u("check.vram_short", lang, gpu=name, vram=gb(vram),
-                                         min=num(goal.min_vram_gb))))
+            out.append(Check("error", _u("check.vram_short", lang, gpu=name, vram=gb(shown, lang),
+                                         min=num(goal.min_vram_gb, lang))))
     ram = machine.ram_gb
     if ram is not None:
         key, kind = ("check.ram_ok", "ok") if ram >= goal.min_ram_gb else ("check.ram_short", "warning")
-        out.append(Check(kind, _u(key, lang, ram=gb(ram), need=num(goal.min_ram_gb))))
+        out.append(Check(kind, _u(key, lang, ram=gb(ram, lang), need=num(goal.min_ram_gb, lang))))
     return out

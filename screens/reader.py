@@ -53,12 +53,15 @@ class ReaderScreen(Screen[None]):
     BINDINGS = [Binding("escape,q", "close", show=False)]
     AUTO_FOCUS = "#reader-body"
 
-    def __init__(self, lang: str, title: str, markdown: str, *, ascii_marks: bool = False) -> None:
+    def __init__(self, lang: str, title: str, markdown: str, *, ascii_marks: bool = False,
+                 link_terms: bool = False, section: int | None = None) -> None:
         super().__init__()
         self.lang = lang
         self.title_line = title
         self.markdown = markdown
         self.ascii_marks = ascii_marks
+        self.link_terms = link_terms   # a guide page links its terms; the Words page does not
+        self.section = section         # open at this "##" section (counted from 0)
 
     def _plain(self, text: str) -> str:
         return shown_text(asciify(text) if self.ascii_marks else text)
@@ -67,10 +70,28 @@ class ReaderScreen(Screen[None]):
         yield Static(Content(self._plain(self.title_line)), id="step-title")
         with VerticalScroll(id="reader-body", can_focus=True):
             yield Guide(asciify(self.markdown) if self.ascii_marks else self.markdown,
-                        ascii_text=self.ascii_marks)
+                        ascii_text=self.ascii_marks, terms_lang=self.lang if self.link_terms else None)
         with Horizontal(id="reader-nav"):
             yield Static(Content(self._plain(t("ui.reader.hint", self.lang))), id="reader-hint")
             yield Button(t("guide.buttons.close", self.lang), id="reader-close", compact=True)
+
+    def on_mount(self) -> None:
+        if self.section is not None:
+            self.call_after_refresh(self._show_section)
+
+    def _show_section(self) -> None:
+        body = self.query_one("#reader-body", VerticalScroll)
+        guide = body.query_one(Guide)
+        width = guide.content_size.width
+        if width <= 0:
+            return
+        headings = [block for block in markdown_lite.layout(guide.markdown, width, self.app.console)
+                    if block.kind == "heading"]
+        if self.section is not None and self.section < len(headings):
+            body.scroll_to(y=headings[self.section].top, animate=False, immediate=True)
+
+    def action_word(self, term_id: str) -> None:
+        open_word(self, term_id, self.lang, self.ascii_marks)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -87,6 +108,18 @@ def words_page(lang: str) -> str:
     return guide_page(lang, "words")
 
 
-def words_screen(lang: str, ascii_marks: bool = False) -> ReaderScreen:
+def words_screen(lang: str, ascii_marks: bool = False, section: int | None = None) -> ReaderScreen:
     title = f"{t('guide.app_title', lang)} · {t('ui.reader.words_title', lang)}"
-    return ReaderScreen(lang, title, words_page(lang), ascii_marks=ascii_marks)
+    return ReaderScreen(lang, title, words_page(lang), ascii_marks=ascii_marks, section=section)
+
+
+def open_word(screen: Screen, term_id: str, lang: str, ascii_marks: bool) -> None:
+    """The Words page over `screen`, at the explanation of `term_id` (a linked term's click)."""
+    from wizard.content import ContentError
+    from wizard.glossary import terms
+
+    try:
+        section = next((term.section for term in terms(lang) if term.id == term_id), None)
+    except ContentError:
+        section = None
+    screen.app.push_screen(words_screen(lang, ascii_marks, section))

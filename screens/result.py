@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
 from wizard.advise import format_money
@@ -17,6 +18,10 @@ from screens import chart
 from screens.panels import Check, benchmark_checks, gb, torch_size_text
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import Bullets, CheckPanel, Guide
+
+if TYPE_CHECKING:
+    from wizard.evaluate import Outcome
+    from wizard.state import WizardState
 
 
 def price_text(pick: Any, knowledge: Any, lang: str) -> str:
@@ -47,27 +52,33 @@ class ResultScreen(StepScreen):
     # The page scrolls from the verdict down; focusing a button would scroll past it.
     AUTO_FOCUS = "#body"
 
-    def __init__(self, lang: str) -> None:
-        super().__init__(lang)
-        self.filled = False
+    def __init__(self, lang: str, state: WizardState) -> None:
+        super().__init__(lang, state)
 
     def compose_question(self) -> ComposeResult:
         yield Vertical(id="result")
 
     def checks(self) -> list[Check]:
-        live = self.wizard.live
+        live = self.state.live
         if live.machine(self.lang) is not None:
             return []
         names = ", ".join(ui(f"probe.{name}", self.lang) for name in live.pending)
         return [Check("pending", ui("result.waiting", self.lang, names=names))]
 
+    # The advice, once every probe has settled; the page is filled when it first arrives.
+    outcome: reactive[Outcome | None] = reactive(None, init=False)
+
     def on_mount(self) -> None:
         super().on_mount()
-        self.fill()
+        self.outcome = self.state.outcome()
 
     def live_changed(self) -> None:
         super().live_changed()
-        self.fill()
+        self.outcome = self.state.outcome()
+
+    def watch_outcome(self, old: Outcome | None, new: Outcome | None) -> None:
+        if old is None and new is not None:
+            self.fill(new)
 
     def fill_done(self) -> None:
         # Once the recommendation is shown, the "waiting for checks" box has nothing to say.
@@ -75,15 +86,9 @@ class ResultScreen(StepScreen):
 
     # ------------------------------------------------------------------ content ---
 
-    def fill(self) -> None:
-        if self.filled:
-            return
-        outcome = self.wizard.outcome()
-        if outcome is None:
-            return
-        self.filled = True
+    def fill(self, outcome: Outcome) -> None:
         rec, machine = outcome.recommendation, outcome.machine
-        lang, knowledge = self.lang, self.wizard.knowledge
+        lang, knowledge = self.lang, self.state.knowledge
         box = self.query_one("#result", Vertical)
         # The first screen at 80×24: the verdict, its one-sentence reason and the install
         # command; everything that explains them follows below.
@@ -98,14 +103,14 @@ class ResultScreen(StepScreen):
         if rec.reasons:
             widgets.append(Static(self.text(ui("result.why", lang)), classes="section"))
             widgets.append(Bullets([("•", r) for r in rec.reasons], id="reasons",
-                                   ascii_text=self.wizard.ascii_marks))
+                                   ascii_text=self.state.ascii_marks))
         widgets += self._picks(rec, knowledge)
         widgets += self._chart(rec, machine, knowledge)
         widgets += self._platforms(rec)
         widgets += self._torch_details(rec)
         widgets += self._benchmark()
         widgets.append(Guide(self.guide("result", "cloud"), id="guide-md",
-                             ascii_text=self.wizard.ascii_marks))
+                             ascii_text=self.state.ascii_marks, terms_lang=self.lang))
         box.mount_all(widgets)
         self.fill_done()
         table = self.query("#picks")
@@ -115,7 +120,7 @@ class ResultScreen(StepScreen):
     def _recorded_advice(self, rec: Any) -> str | None:
         """In a replay, what the student was told, when today's data or changed answers
         now say something else (the TA should know which one the student read)."""
-        replay = self.wizard.replay
+        replay = self.state.replay
         if replay is None or not replay.verdict:
             return None
         if replay.verdict == rec.verdict:
@@ -143,7 +148,7 @@ class ResultScreen(StepScreen):
         out.append(DataTable(id="picks", cursor_type="row", zebra_stripes=False,
                              show_cursor=False))
         out.append(Bullets([("•", f"{p.name}: {p.why}") for p in rec.gpus], id="pick-why",
-                           ascii_text=self.wizard.ascii_marks))
+                           ascii_text=self.state.ascii_marks))
         return out
 
     def _fill_table(self, table: DataTable, rec: Any, knowledge: Any) -> None:
@@ -151,18 +156,18 @@ class ResultScreen(StepScreen):
         # Text labels: a str is parsed as markup, which loads Rich's 1 MB emoji table.
         table.add_columns(*(Text(ui(f"result.{key}", lang))
                             for key in ("col_gpu", "col_vram", "col_price")))
-        plain = asciify if self.wizard.ascii_marks else str
+        plain = asciify if self.state.ascii_marks else str
         for pick in rec.gpus:
             # Rich Text cells: measured for the column widths, and never read as markup.
-            table.add_row(Text(plain(pick.name)), Text(f"{gb(pick.vram_gb)} GB"),
+            table.add_row(Text(plain(pick.name)), Text(f"{gb(pick.vram_gb, self.lang)} GB"),
                           Text(plain(price_text(pick, knowledge, lang))))
 
     def _chart(self, rec: Any, machine: Any, knowledge: Any) -> list[Any]:
-        currency = self.wizard.session.answers.budget_currency
+        currency = self.state.session.answers.budget_currency
         prices, value = chart.comparison(rec, machine, knowledge, currency, self.lang)
         if len(prices) < 2:
             return []  # one bar compares nothing
-        fill = "#" if self.wizard.ascii_marks else "█"
+        fill = "#" if self.state.ascii_marks else "█"
         width = max(30, min(self.app.size.width, 100) - 6)
         lines = [ui("result.chart_price", self.lang), *chart.render(prices, width, fill), "",
                  ui("result.chart_value", self.lang), *chart.render(value, width, fill)]
@@ -174,7 +179,7 @@ class ResultScreen(StepScreen):
             return []
         items = [("•", f"{p.name} — {p.url}\n{p.why}") for p in rec.platforms]
         return [Static(self.text(t("guide.result.platforms", self.lang)), classes="section"),
-                Bullets(items, id="platforms", ascii_text=self.wizard.ascii_marks)]
+                Bullets(items, id="platforms", ascii_text=self.state.ascii_marks)]
 
     def _torch(self, rec: Any) -> list[Any]:
         lang = self.lang
@@ -197,7 +202,7 @@ class ResultScreen(StepScreen):
         if not rec.torch_command:
             return []
         out: list[Any] = [Static(self.text(ui("result.torch_more", lang)), classes="section")]
-        if self.wizard.can_pick_python:
+        if self.state.can_pick_python:
             out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
         out += self._china(rec.torch_command)
         out.append(Static(self.text(self._size_text(rec.torch_command)), id="torch-size", classes="muted"))
@@ -205,23 +210,23 @@ class ResultScreen(StepScreen):
 
     def _size_text(self, command: str) -> str:
         joiner = "" if self.lang == "zh" else " "
-        return joiner.join((ui("result.why_big", self.lang), torch_size_text(self.wizard.live, self.lang)))
+        return joiner.join((ui("result.why_big", self.lang), torch_size_text(self.state.live, self.lang)))
 
     def _china(self, command: str) -> list[Any]:
         """In Chinese only: the same install from mirrors in mainland China (wizard.torch_china)."""
         from wizard.torch_china import china_lines_for_machine
 
-        outcome = self.wizard.outcome()
+        outcome = self.state.outcome()
         lines = china_lines_for_machine(command, outcome.machine if outcome else None, self.lang)
         return [Static(Text(item.text), classes="china-command") if item.kind == "command"
                 else Static(self.text(item.text), classes="muted china-text") for item in lines]
 
     def _benchmark(self) -> list[Any]:
-        if self.wizard.live.benchmark() is None:
+        if self.state.live.benchmark() is None:
             return []
-        marks = CheckPanel(benchmark_checks(self.wizard.live, self.lang, self.wizard.knowledge),
+        marks = CheckPanel(benchmark_checks(self.state.live, self.lang, self.state.knowledge),
                            id="bench",
-                           ascii_marks=self.wizard.ascii_marks)
+                           ascii_marks=self.state.ascii_marks)
         return [Static(self.text(ui("result.measured", self.lang)), classes="section"), marks]
 
     # ------------------------------------------------------------------ actions ---
@@ -229,21 +234,26 @@ class ResultScreen(StepScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "install_torch":
             # Live only: a replay's machine is a student's, not this one.
-            return self.wizard.can_pick_python and self.wizard.outcome() is not None
+            return self.state.can_pick_python and self.state.outcome() is not None
         return super().check_action(action, parameters)
 
     def action_install_torch(self) -> None:
-        plan = self.wizard.install_plan()
+        plan = self.state.install_plan()
         if plan is None:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return
         from screens.install import InstallScreen
 
-        outcome = self.wizard.outcome()
-        self.app.push_screen(InstallScreen(self.lang, plan, outcome.machine), self.wizard.installed)
+        outcome = self.state.outcome()
+        def stopped(command: str) -> None:
+            self.state.install_interrupted = command   # the App is closing: no message gets there
+
+        self.app.push_screen(InstallScreen(self.lang, plan, outcome.machine,
+                                           ascii_marks=self.state.ascii_marks, stopped=stopped),
+                             lambda result: self.post_message(self.Installed(result)))
 
     def action_copy_command(self) -> None:
-        outcome = self.wizard.outcome()
+        outcome = self.state.outcome()
         command = outcome.recommendation.torch_command if outcome else None
         if not command:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
@@ -253,7 +263,7 @@ class ResultScreen(StepScreen):
 
     def collect(self) -> dict[str, Any] | None:
         # Saving needs the recommendation: wait for the checks rather than save a guess.
-        if self.wizard.outcome() is None:
+        if self.state.outcome() is None:
             self.notify(ui("result.not_ready", self.lang), severity="warning", markup=False)
             return None
         return {}

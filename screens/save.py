@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,6 +15,9 @@ from wizard.report import ReportError, ReportExistsError
 from screens.panels import Check
 from screens.step import BASE_KEYS, StepScreen, ui
 
+if TYPE_CHECKING:
+    from wizard.state import WizardState
+
 
 class SaveScreen(StepScreen):
     STEP = "save"
@@ -25,36 +28,36 @@ class SaveScreen(StepScreen):
                  for key in BASE_KEYS)
     AUTO_FOCUS = "#path"
 
-    def __init__(self, lang: str) -> None:
-        super().__init__(lang)
+    def __init__(self, lang: str, state: WizardState) -> None:
+        super().__init__(lang, state)
         self.fallback: Path | None = None   # where to save instead when the folder is read-only
 
     def checks(self) -> list[Check]:
-        saved = self.wizard.saved_path
+        saved = self.state.saved_path
         if saved is not None:
             return [Check("ok", ui("save.saved", self.lang, path=saved))]
         return [Check("info", ui("save.not_yet", self.lang))]
 
     def compose_question(self) -> ComposeResult:
-        redact = "save.redacted" if self.wizard.redact else "save.not_redacted"
+        redact = "save.redacted" if self.state.redact else "save.not_redacted"
         gap = "" if self.lang == "zh" else " "  # Chinese sentences run on without a space
-        intro = "save.intro_replay" if self.wizard.replay is not None else "save.intro"
+        intro = "save.intro_replay" if self.state.replay is not None else "save.intro"
         yield Static(self.text(ui(intro, self.lang) + gap + ui(redact, self.lang)), id="intro")
         yield Static(self.text(ui("save.label", self.lang)), id="question")
-        yield Input(self.wizard.session.save_text or str(self.wizard.default_report_path()),
+        yield Input(self.state.session.save_text or str(self.state.default_report_path()),
                     id="path", compact=True)
         yield Static(self.text(ui("save.hint", self.lang)), id="note")
         yield Button(ui("save.home", self.lang, path="~"), id="home", compact=True, classes="hidden")
 
     def on_mount(self) -> None:
         super().on_mount()
-        if self.wizard.saved_path is not None:
-            self._show_saved(self.wizard.saved_path)
+        if self.state.saved_path is not None:
+            self._show_saved(self.state.saved_path)
 
     # ------------------------------------------------------------------ saving ---
 
     def action_next(self) -> None:
-        if self.wizard.saved_path is not None:
+        if self.state.saved_path is not None:
             self.app.exit(0)
             return
         self.save(self.query_one("#path", Input).value)
@@ -69,7 +72,7 @@ class SaveScreen(StepScreen):
             self.note("note", ui("save.empty", self.lang), "error")
             return
         try:
-            path = self.wizard.save_report(text)
+            path = self.state.save_report(text)
         except ReportExistsError as exc:
             from screens.dialogs import ExistsDialog
 
@@ -93,7 +96,7 @@ class SaveScreen(StepScreen):
 
     def _failed(self, exc: ReportError) -> None:
         self.note("note", exc.message(self.lang), "error")
-        self.fallback = self.wizard.home_fallback(exc.path)
+        self.fallback = self.state.home_fallback(exc.path)
         button = self.query_one("#home", Button)
         if self.fallback is not None:
             button.label = self.line(ui("save.home", self.lang, path=self.fallback))

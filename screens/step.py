@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
@@ -32,7 +33,7 @@ from screens.reader import GuidePane
 from screens.widgets import CheckPanel, Guide, clip, shown_text
 
 if TYPE_CHECKING:
-    from wizard.app import WizardApp
+    from wizard.state import WizardState
 
 # The steps in the fixed order of the flow; the five questions are numbered 1-5.
 STEPS = ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save")
@@ -124,13 +125,31 @@ class StepScreen(Screen):
             self.changes = dict(changes or {})
             self.confirmed = confirmed  # answers the user has now given (no more pre-filling)
 
-    def __init__(self, lang: str) -> None:
+    class SwitchLanguage(Message):
+        """Show this step in the other language, keeping `keep` (what is typed or chosen)."""
+
+        def __init__(self, keep: dict[str, Any]) -> None:
+            super().__init__()
+            self.keep = keep
+
+    class PickPython(Message):
+        """Check the PyTorch of the interpreter at `path` instead (the welcome step)."""
+
+        def __init__(self, path: str) -> None:
+            super().__init__()
+            self.path = path
+
+    class Installed(Message):
+        """The install dialog closed with `result` (None: nothing was installed)."""
+
+        def __init__(self, result: dict[str, Any] | None) -> None:
+            super().__init__()
+            self.result = result
+
+    def __init__(self, lang: str, state: WizardState) -> None:
         super().__init__()
         self.lang = lang
-
-    @property
-    def wizard(self) -> "WizardApp":
-        return self.app  # type: ignore[return-value]
+        self.state = state   # read here; changed only by the App, on this screen's messages
 
     # ------------------------------------------------------------------ layout ---
 
@@ -143,14 +162,14 @@ class StepScreen(Screen):
             if self.PAGES:
                 more = f"\n\n*{ui('reader.more', self.lang)}*"   # "G: the whole guide"
                 with GuidePane(id="guide", can_focus=True):
-                    yield Guide(self.guide(*self.PAGES) + (asciify(more) if self.wizard.ascii_marks else more),
-                                ascii_text=self.wizard.ascii_marks)
+                    yield Guide(self.guide(*self.PAGES) + (asciify(more) if self.state.ascii_marks else more),
+                                ascii_text=self.state.ascii_marks, terms_lang=self.lang)
             with Vertical(id="ask"):
                 # The question first, so it is in view at once; the checks follow it.
                 yield from self.compose_question()
             # Beside #ask, not in it: the box scrolls inside its own border (errors first).
-            more = ui("panel.more_ascii" if self.wizard.ascii_marks else "panel.more", self.lang)
-            yield CheckPanel(self.checks(), id="checks", ascii_marks=self.wizard.ascii_marks,
+            more = ui("panel.more_ascii" if self.state.ascii_marks else "panel.more", self.lang)
+            yield CheckPanel(self.checks(), id="checks", ascii_marks=self.state.ascii_marks,
                              more=more)
         with Horizontal(id="nav"):
             if self.STEP != STEPS[0]:
@@ -160,14 +179,13 @@ class StepScreen(Screen):
 
     def on_mount(self) -> None:
         panel = self.query_one("#checks", CheckPanel)
-        recorded = self.wizard.replay is not None and self.PANEL_TITLE == StepScreen.PANEL_TITLE
+        recorded = self.state.replay is not None and self.PANEL_TITLE == StepScreen.PANEL_TITLE
         panel.border_title = ui("panel.title_recorded" if recorded else self.PANEL_TITLE, self.lang)
-        if self.wizard.ascii_marks:
+        if self.state.ascii_marks:
             self.add_class("-ascii")
         if not self.PAGES:
             self.add_class("-no-guide")
         self.call_after_refresh(self._show_question)
-        self.call_after_refresh(self.wizard.screen_shown)
         self._fit_footer()
 
     def on_resize(self) -> None:
@@ -202,7 +220,7 @@ class StepScreen(Screen):
 
     def relabel(self, action: str, desc: str) -> None:
         """Say in the footer what `action`'s key does now (Ctrl+N once the report is saved)."""
-        text = asciify(ui(desc, self.lang)) if self.wizard.ascii_marks else ui(desc, self.lang)
+        text = asciify(ui(desc, self.lang)) if self.state.ascii_marks else ui(desc, self.lang)
         self.rebind(lambda binding: replace(binding, description=text)
                     if binding.action == action else binding)
 
@@ -242,7 +260,7 @@ class StepScreen(Screen):
 
     def guide(self, *pages: str) -> str:
         text = guide_page(self.lang, *pages)
-        return asciify(text) if self.wizard.ascii_marks else text
+        return asciify(text) if self.state.ascii_marks else text
 
     def title_text(self) -> str:
         app_name = t("guide.app_title", self.lang)
@@ -255,7 +273,7 @@ class StepScreen(Screen):
 
     def replay_banner(self) -> str | None:
         """One line on every step of a replay: whose machine this is, so nobody mistakes it."""
-        replay = self.wizard.replay
+        replay = self.state.replay
         if replay is None:
             return None
         name = replay.path.name
@@ -276,8 +294,15 @@ class StepScreen(Screen):
     def checks(self) -> list[Check]:
         return []
 
+    # The App sets this to the state's live_version when a probe answers: the watcher
+    # refreshes what depends on the probes.
+    live_version: reactive[int] = reactive(0, init=False)
+
+    def watch_live_version(self) -> None:
+        self.live_changed()
+
     def live_changed(self) -> None:
-        """The App calls this when a probe has answered; refresh what depends on it."""
+        """A probe has answered; refresh what depends on it."""
         self.query_one("#checks", CheckPanel).show(self.checks())
 
     # ------------------------------------------------------------------ answers ---
@@ -316,16 +341,22 @@ class StepScreen(Screen):
         if not self.PAGES:
             return
         title = f"{t('guide.app_title', self.lang)} · {ui('reader.guide_title', self.lang, step=self.step_title())}"
-        self.app.push_screen(ReaderScreen(self.lang, title, self.guide(*self.PAGES),
-                                          ascii_marks=self.wizard.ascii_marks))
+        self.app.push_screen(ReaderScreen(self.lang, title, self.guide(*self.PAGES), link_terms=True,
+                                          ascii_marks=self.state.ascii_marks))
+
+    def action_word(self, term_id: str) -> None:
+        """A linked term was clicked: its explanation on the Words page."""
+        from screens.reader import open_word
+
+        open_word(self, term_id, self.lang, self.state.ascii_marks)
 
     def action_help(self) -> None:
         from screens.dialogs import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.lang, self.STEP))
+        self.app.push_screen(HelpScreen(self.lang, self.STEP, ascii_marks=self.state.ascii_marks))
 
     def action_switch_language(self) -> None:
-        self.wizard.switch_language(self.keep())
+        self.post_message(self.SwitchLanguage(self.keep()))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         # Textual calls this once for each class in the MRO that defines the handler: a step's
@@ -343,11 +374,11 @@ class StepScreen(Screen):
     def text(self, text: str) -> Wrapped:
         """Text for a widget: never markup (content may hold "[...]"), wrapped the way Chinese
         wraps (between characters; Textual wraps only at spaces), ASCII under LANG=C."""
-        return Wrapped(Text(clip(shown_text(asciify(text) if self.wizard.ascii_marks else text))))
+        return Wrapped(Text(clip(shown_text(asciify(text) if self.state.ascii_marks else text))))
 
     def line(self, text: str) -> Content:
         """A one-line text (cut with … when too long), never markup."""
-        return Content(shown_text(asciify(text) if self.wizard.ascii_marks else text))
+        return Content(shown_text(asciify(text) if self.state.ascii_marks else text))
 
     def note(self, widget_id: str, text: str, kind: str = "info") -> None:
         """Show a short message under the question (validation, detection)."""

@@ -26,14 +26,14 @@ class WelcomeScreen(StepScreen):
 
     def compose_question(self) -> ComposeResult:
         yield Static(self.text(ui("welcome.start_hint", self.lang)), id="note")
-        if self.wizard.can_pick_python:
+        if self.state.can_pick_python:
             with Horizontal(id="python-row"):
                 yield Static(self.text(self.python_text()), id="python-line")
                 yield Button(self.line(ui("python.change", self.lang)), id="python-change", compact=True)
 
     def python_text(self) -> str:
         """ "PyTorch is checked in /path/python (the project's virtualenv)", or "looking"."""
-        info = self.wizard.live.torch_info()
+        info = self.state.live.torch_info()
         if info is None or not info.interpreter:
             return ui("python.looking", self.lang)
         from wizard.torch_lines import interpreter_line
@@ -44,16 +44,16 @@ class WelcomeScreen(StepScreen):
         return text
 
     def checks(self) -> list[Check]:
-        return welcome_checks(self.wizard.live, self.lang)
+        return welcome_checks(self.state.live, self.lang)
 
     def live_changed(self) -> None:
         super().live_changed()
-        if self.wizard.can_pick_python:
+        if self.state.can_pick_python:
             self.query_one("#python-line", Static).update(self.text(self.python_text()))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "change_python":
-            return self.wizard.can_pick_python  # a replay's Python is the student's, not here
+            return self.state.can_pick_python  # a replay's Python is the student's, not here
         return super().check_action(action, parameters)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -66,7 +66,7 @@ class WelcomeScreen(StepScreen):
     def action_change_python(self) -> None:
         from screens.dialogs import PythonDialog
 
-        info = self.wizard.live.torch_info()
+        info = self.state.live.torch_info()
         choices = []
         if info is not None and info.interpreter:
             choices.append((info.interpreter, info.version if info.status == "ok" else None))
@@ -74,6 +74,6 @@ class WelcomeScreen(StepScreen):
 
         def picked(path: str | None) -> None:
             if path:
-                self.wizard.pick_python(path)
+                self.post_message(self.PickPython(path))
 
         self.app.push_screen(PythonDialog(self.lang, choices), picked)

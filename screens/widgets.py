@@ -12,6 +12,7 @@ from textual.color import Color, ColorParseError
 from textual.containers import ScrollableContainer
 from textual.content import Content
 from textual.css.scalar import Scalar
+from textual.errors import NoWidget
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
@@ -39,10 +40,15 @@ class Guide(Static):
     Guide { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, markdown: str, *, ascii_text: bool = False, **kwargs):
+    def __init__(self, markdown: str, *, ascii_text: bool = False, terms_lang: str | None = None,
+                 **kwargs):
         super().__init__(**kwargs)
         self.markdown = markdown
         self.ascii_text = ascii_text
+        # With a language: the first use of each glossary term links to the Words page
+        # (a click runs the screen's `word` action with the term's id).
+        self.terms_lang = terms_lang
+        self.linked: list[str] = []   # the terms linked, in page order
 
     def on_mount(self) -> None:
         from screens import markdown_lite
@@ -51,7 +57,23 @@ class Guide(Static):
         styles = markdown_lite.Styles(ascii_only=self.ascii_text)
         if accent is not None:
             styles.code = Style(color=accent, bold=True)
+        if self.terms_lang is not None:
+            styles.prose = self._link_terms
+        self.linked = []
         self.update(markdown_lite.render(self.markdown, styles))
+
+    def _link_terms(self, text: Text) -> None:
+        from wizard.content import ContentError
+        from wizard.glossary import first_uses
+
+        try:
+            hits = first_uses(text.plain, self.terms_lang or "en", set(self.linked))
+        except ContentError:   # a damaged glossary: no links (the App has said which file)
+            return
+        for start, end, term in hits:
+            self.linked.append(term.id)
+            text.stylize(Style(underline=True, meta={"@click": f"screen.word({term.id!r})"}),
+                         start, end)
 
 
 def _theme_color(widget: Widget, variable: str):
@@ -148,6 +170,9 @@ class CheckPanel(ScrollableContainer):
     border, takes focus (Tab, then ↑ ↓ PgUp PgDn) and says there is more below (`more`).
     """
 
+    # The marks' colours, as component classes: Textual resolves them once per theme, not on
+    # every spinner frame.
+    COMPONENT_CLASSES = {f"check-panel--{kind}" for kind in STYLES}
     DEFAULT_CSS = """
     CheckPanel {
         width: 1fr;
@@ -156,7 +181,8 @@ class CheckPanel(ScrollableContainer):
         overflow-y: auto;
         scrollbar-size-vertical: 1;
     }
-    """
+    """ + "".join(f"CheckPanel > .check-panel--{kind} {{ color: {variable}; text-style: bold; }}\n"
+                  for kind, variable in STYLES.items())
 
     def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False,
                  more: str = "", **kwargs):
@@ -201,8 +227,18 @@ class CheckPanel(ScrollableContainer):
             self.border_subtitle = Content(cue) if cue else None
 
     def allow_focus(self) -> bool:
-        # A Tab stop only while there is something to scroll to.
-        return super().allow_focus() and self.max_scroll_y > 0
+        # A Tab stop only while there is something to bring into view: lines below its own
+        # border, or the box itself below the fold of a small window (40×12), where focus
+        # scrolls the step to it.
+        if not super().allow_focus():
+            return False
+        if self.max_scroll_y > 0:
+            return True
+        try:
+            geometry = self.screen.find_widget(self)
+        except NoWidget:   # scrolled wholly out of view
+            return self.is_mounted and self.display
+        return not geometry.clip.contains_region(geometry.region)
 
     def show(self, checks: Iterable[Check]) -> None:
         checks = errors_first(checks)
@@ -244,9 +280,10 @@ class CheckPanel(ScrollableContainer):
     def mark_style(self, index: int) -> Style | None:
         if index >= len(self._checks):
             return None
-        variable = STYLES.get(self._checks[index].kind)
-        color = _theme_color(self, variable.lstrip("$")) if variable else None
-        return Style(color=color, bold=True) if color is not None else None
+        kind = self._checks[index].kind
+        if kind not in STYLES:
+            return None
+        return self.get_component_rich_style(f"check-panel--{kind}", partial=True)
 
 
 class Choices(OptionList):

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from screens.facts import Probes, from_machine
+from wizard.live import Probes, from_machine
 from screens.widgets import CheckPanel, Choices
 from wizard.advise import advise
 from wizard.answers import Answers
-from wizard.app import ascii_terminal, exit_summary, make_app
+from screens.app import ascii_terminal, exit_summary, make_app
 from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.install import choose_for_machine
@@ -113,8 +113,8 @@ async def save(pilot) -> Path:
     await pilot.press("ctrl+n")
     await at_step(pilot, "save")
     await pilot.press("enter")
-    await until(pilot, lambda: pilot.app.saved_path is not None, what="the report to be saved")
-    return pilot.app.saved_path
+    await until(pilot, lambda: pilot.app.state.saved_path is not None, what="the report to be saved")
+    return pilot.app.state.saved_path
 
 
 def read(path: Path) -> dict:
@@ -240,7 +240,7 @@ async def test_an_invalid_budget_is_explained_and_blocks_next(typed, error):
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.screen.STEP == "budget"
-        assert app.session.answers.budget_amount is None
+        assert app.state.session.answers.budget_amount is None
 
 
 @pytest.mark.parametrize("typed, amount, currency", [
@@ -413,7 +413,7 @@ async def test_a_user_answer_is_not_replaced_by_late_detection():
             await pilot.press("escape")
             await at_step(pilot, "has_nvidia")
             gated.release()
-            await until(pilot, lambda: app.live.all_settled, what="the probes")
+            await until(pilot, lambda: app.state.live.all_settled, what="the probes")
             await pilot.pause()
             assert app.screen.query_one("#answer", Choices).current == "no"
     finally:
@@ -425,7 +425,7 @@ async def test_a_failed_probe_says_unknown_and_the_advice_still_comes(tmp_path):
     gated.release()
     app = make_app("en", probes=gated.probes(), report_path=tmp_path / "r.toml")
     async with app.run_test() as pilot:
-        await until(pilot, lambda: app.live.all_settled, what="the probes")
+        await until(pilot, lambda: app.state.live.all_settled, what="the probes")
         await at_step(pilot, "welcome")
         await pilot.pause()
         texts = [c.text for c in panel(app).checks]
@@ -445,7 +445,7 @@ async def test_measured_speed_is_shown_on_the_need_gpu_step_and_the_result():
     gated.release()
     app = make_app("en", probes=gated.probes())
     async with app.run_test() as pilot:
-        await until(pilot, lambda: app.live.all_settled, what="the probes")
+        await until(pilot, lambda: app.state.live.all_settled, what="the probes")
         await at_step(pilot, "welcome")
         await pilot.press("enter")
         await at_step(pilot, "need_gpu")
@@ -467,7 +467,7 @@ async def test_result_has_picks_table_chart_platforms_and_a_copyable_command(tmp
     app = make_app("en", machine=machine("vm-no-gpu"), torch_chooser=lambda m, lang: Choice())
     async with app.run_test(size=(100, 40)) as pilot:
         await walk(pilot, form_factor="desktop", budget="1500", goal="learning")
-        rec = app.outcome().recommendation
+        rec = app.state.outcome().recommendation
         assert rec.gpus, "a desktop with $1,500 gets picks"
         screen = app.screen
         verdict = shown(screen.query_one("#verdict"))
@@ -493,7 +493,7 @@ async def test_a_cu126_command_stays_on_one_line_at_80_columns():
     app = make_app("en", machine=machine("desktop-1080ti"))
     async with app.run_test(size=(80, 24)) as pilot:
         await walk(pilot, budget="3000", goal="learning")
-        command = app.outcome().recommendation.torch_command
+        command = app.state.outcome().recommendation.torch_command
         assert command.endswith("/whl/cu126") and len(command) >= 76
         widget = app.screen.query_one("#torch-command")
         assert widget.region.height == 1, widget.region
@@ -523,7 +523,7 @@ async def test_the_result_says_why_the_gpu_build_is_bigger_with_this_machines_to
     async with app.run_test(size=(100, 40)) as pilot:
         await walk(pilot, budget="1500", goal="llm-finetune")
         text = shown(app.screen.query_one("#torch-size"))
-        info = app.live.torch_info()
+        info = app.state.live.torch_info()
         assert "cuDNN" in text and squeeze(f"{info.install_size_mb:g} MB") in text and "3.0GB" in text
 
 
@@ -535,8 +535,8 @@ async def test_a_laptop_budget_that_buys_the_card_but_not_a_pc_says_so():
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(80, 60)) as pilot:
         await walk(pilot, form_factor="laptop", budget=str(int(cheapest.price) + 50), goal="kaggle")
-        await until(pilot, lambda: app.outcome() is not None, what="the advice")
-        rec = app.outcome().recommendation
+        await until(pilot, lambda: app.state.outcome() is not None, what="the advice")
+        rec = app.state.outcome().recommendation
         texts = [squeeze(shown(w)) for w in app.screen.query("Static.muted")]
     total = format_money(rec.cheapest_total, "USD", knowledge)
     assert any(cheapest.name.replace(" ", "") in text and total in text and "wholePC" in text for text in texts), texts
@@ -569,10 +569,10 @@ async def test_an_existing_file_is_never_overwritten(tmp_path):
         await save_into_the_exists_dialog(pilot, app)
         assert "report-2.toml" in str(app.screen.query_one("#next-free").label)
         await pilot.press("enter")                       # "Save as report-2.toml"
-        await until(pilot, lambda: app.saved_path is not None, what="saving")
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving")
     assert target.read_text(encoding="utf-8") == "precious = true\n"
-    assert app.saved_path == tmp_path / "report-2.toml"
-    assert validate_report(read(app.saved_path)) == []
+    assert app.state.saved_path == tmp_path / "report-2.toml"
+    assert validate_report(read(app.state.saved_path)) == []
 
 
 async def test_choosing_another_name_after_exists(tmp_path):
@@ -584,12 +584,12 @@ async def test_choosing_another_name_after_exists(tmp_path):
         await pilot.click("#other")
         await at_step(pilot, "save")
         field = app.screen.query_one("#path")
-        assert field.has_focus and app.saved_path is None
+        assert field.has_focus and app.state.saved_path is None
         field.value = str(tmp_path / "mine.toml")
         await pilot.press("enter")
-        await until(pilot, lambda: app.saved_path is not None, what="saving")
-    assert app.saved_path == tmp_path / "mine.toml"
-    assert read(app.saved_path)["language"] == "zh"
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving")
+    assert app.state.saved_path == tmp_path / "mine.toml"
+    assert read(app.state.saved_path)["language"] == "zh"
 
 
 async def test_a_read_only_folder_offers_the_home_folder(tmp_path, monkeypatch):
@@ -617,12 +617,12 @@ async def test_a_read_only_folder_offers_the_home_folder(tmp_path, monkeypatch):
         await pilot.press("enter")
         await until(pilot, lambda: "-error" in app.screen.query_one("#note").classes,
                     what="the error")
-        assert app.saved_path is None
+        assert app.state.saved_path is None
         button = app.screen.query_one("#home")
         assert button.display and "hidden" not in button.classes
         await pilot.click("#home")
-        await until(pilot, lambda: app.saved_path is not None, what="saving at home")
-    assert app.saved_path == home / "r.toml"
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving at home")
+    assert app.state.saved_path == home / "r.toml"
     assert list(locked.iterdir()) == []
 
 
@@ -639,8 +639,8 @@ async def test_a_folder_as_the_path_saves_the_default_name_inside_it(tmp_path):
         assert field.value == str(tmp_path / "gpu-report-20261130-120000.toml")
         field.value = str(tmp_path)
         await pilot.press("enter")
-        await until(pilot, lambda: app.saved_path is not None, what="saving")
-    assert app.saved_path == tmp_path / "gpu-report-20261130-120000.toml"
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving")
+    assert app.state.saved_path == tmp_path / "gpu-report-20261130-120000.toml"
 
 
 async def test_a_dangling_link_is_a_taken_name_and_the_dialog_offers_a_free_one(tmp_path):
@@ -651,8 +651,8 @@ async def test_a_dangling_link_is_a_taken_name_and_the_dialog_offers_a_free_one(
         await save_into_the_exists_dialog(pilot, app)
         assert "report-2.toml" in str(app.screen.query_one("#next-free").label)
         await pilot.press("enter")
-        await until(pilot, lambda: app.saved_path is not None, what="saving")
-    assert app.saved_path == tmp_path / "report-2.toml"
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving")
+    assert app.state.saved_path == tmp_path / "report-2.toml"
     assert target.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
@@ -674,8 +674,8 @@ async def test_a_deleted_current_folder_is_explained_and_home_offered(tmp_path, 
         await until(pilot, lambda: "-error" in app.screen.query_one("#note").classes, what="the error")
         assert "currentfoldernolongerexists" in note_text(app)   # shown() drops spaces
         await pilot.click("#home")
-        await until(pilot, lambda: app.saved_path is not None, what="saving at home")
-    assert app.saved_path == home / "mine.toml"
+        await until(pilot, lambda: app.state.saved_path is not None, what="saving at home")
+    assert app.state.saved_path == home / "mine.toml"
 
 
 async def test_quitting_midway_saves_nothing(tmp_path):
@@ -744,7 +744,7 @@ async def test_mouse_works_click_an_answer_and_the_buttons(tmp_path):
         choices = app.screen.query_one("#answer", Choices)
         await pilot.click(Choices, offset=(4, choices.values.index("no")))
         await at_step(pilot, "has_nvidia")
-        assert app.session.answers.need_gpu == "no"
+        assert app.state.session.answers.need_gpu == "no"
         await pilot.click("#back")
         await at_step(pilot, "need_gpu")
 
@@ -942,10 +942,10 @@ async def test_one_bar_is_not_drawn_as_a_comparison():
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(100, 40)) as pilot:
         await walk(pilot, form_factor="desktop", budget="240", goal="learning")
-        picks = app.outcome().recommendation.gpus
+        picks = app.state.outcome().recommendation.gpus
         assert len(picks) == 1, picks
         assert not app.screen.query("#chart")
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(100, 40)) as pilot:
         await walk(pilot, form_factor="desktop", budget="2000", goal="learning")
-        assert len(app.outcome().recommendation.gpus) > 1 and app.screen.query("#chart")
+        assert len(app.state.outcome().recommendation.gpus) > 1 and app.screen.query("#chart")

@@ -14,7 +14,7 @@ from textual.widgets.input import Selection
 from screens.step import STEPS
 from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
 from tests.test_app_flow import at_step, machine, save, type_budget, until, walk
-from wizard.app import exit_summary, make_app
+from screens.app import exit_summary, make_app
 from wizard.i18n import t
 
 
@@ -75,7 +75,7 @@ async def test_the_next_button_on_the_budget_step_goes_one_step_on():
         await at_step(pilot, "goal")
         await pilot.pause(0.2)
         assert app.step == "goal"
-    assert app.session.answers.budget_amount == 900
+    assert app.state.session.answers.budget_amount == 900
 
 
 async def test_the_save_button_saves_and_waits_for_finish(tmp_path):
@@ -85,7 +85,7 @@ async def test_the_save_button_saves_and_waits_for_finish(tmp_path):
         app.goto(STEPS.index("save"))
         await at_step(pilot, "save")
         await pilot.click("#next")
-        await until(pilot, lambda: app.saved_path is not None, what="the save")
+        await until(pilot, lambda: app.state.saved_path is not None, what="the save")
         await pilot.pause(0.2)
         assert app.is_running and app.return_value is None   # saving is not finishing
         await pilot.click("#next")
@@ -105,7 +105,7 @@ async def test_after_saving_ctrl_n_says_finish(tmp_path, lang):
         await at_step(pilot, "save")
         assert app.screen.active_bindings["ctrl+n"].binding.description == t("ui.keys.save", lang)
         await pilot.press("enter")
-        await until(pilot, lambda: app.saved_path is not None, what="the save")
+        await until(pilot, lambda: app.state.saved_path is not None, what="the save")
         await pilot.pause()
         finish = t("ui.keys.finish", lang)
         assert app.screen.active_bindings["ctrl+n"].binding.description == finish

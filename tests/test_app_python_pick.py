@@ -11,8 +11,8 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
 
-from screens.facts import Probes, from_machine
-from wizard.app import make_app
+from wizard.live import Probes, from_machine
+from screens.app import make_app
 from wizard.machine_file import load_machine
 from wizard.probe.model import OtherPython
 
@@ -68,10 +68,10 @@ async def test_welcome_names_the_python_and_a_listed_one_can_be_picked(tmp_path)
         options.highlighted = 1
         await pilot.press("enter")
         await until(pilot, lambda: fake.asked == [OTHER], what="the picked Python to be probed")
-        assert app.live.torch is None                      # pending again, not the old answer
+        assert app.state.live.torch is None                      # pending again, not the old answer
         fake.release.set()
-        await until(pilot, lambda: app.live.torch is not None, what="the new result")
-        info = app.live.torch_info()
+        await until(pilot, lambda: app.state.live.torch is not None, what="the new result")
+        info = app.state.live.torch_info()
         assert (info.interpreter, info.interpreter_source, info.version) == (OTHER, "picked", "2.8.0+cu126")
         # The new text may wrap onto one more row than the old: wait for the re-layout too.
         await until(pilot, lambda: OTHER in python_line(app)
@@ -84,8 +84,8 @@ async def test_a_typed_path_that_is_not_a_python_keeps_the_earlier_result(tmp_pa
     app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
         await at_step(pilot, "welcome")
-        await until(pilot, lambda: app.live.torch is not None, what="the first torch result")
-        before = app.live.torch
+        await until(pilot, lambda: app.state.live.torch is not None, what="the first torch result")
+        before = app.state.live.torch
         await pilot.click("#python-change")
         await until(pilot, lambda: app.screen.query("#python-path"), what="the dialog")
         field = app.screen.query_one("#python-path", Input)
@@ -94,7 +94,7 @@ async def test_a_typed_path_that_is_not_a_python_keeps_the_earlier_result(tmp_pa
         field.value = str(tmp_path / "no-such-python")
         await pilot.press("enter")
         await until(pilot, lambda: getattr(app.screen, "STEP", None) == "welcome", what="the dialog to close")
-        await until(pilot, lambda: app.live.torch is before, what="the earlier result to come back")
+        await until(pilot, lambda: app.state.live.torch is before, what="the earlier result to come back")
         assert fake.asked == []                              # nothing was probed
         notes = [n.message for n in app._notifications]
         assert any("no-such-python" in n and "no such file" in n for n in notes), notes
@@ -111,7 +111,7 @@ async def test_a_typed_real_python_is_checked(tmp_path):
         app.screen.query_one("#python-path", Input).focus()
         await pilot.press(*list(sys.executable), "enter")
         await until(pilot, lambda: fake.asked == [sys.executable], what="the typed Python to be probed")
-        await until(pilot, lambda: app.live.torch_info() and app.live.torch_info().interpreter == sys.executable,
+        await until(pilot, lambda: app.state.live.torch_info() and app.state.live.torch_info().interpreter == sys.executable,
                     what="its result")
 
 
@@ -155,7 +155,7 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
     app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(100, 36)) as pilot:
         await walk(pilot)
-        assert app.outcome().recommendation.verdict == "fix-setup"     # the CPU build beside the 4060
+        assert app.state.outcome().recommendation.verdict == "fix-setup"     # the CPU build beside the 4060
         await pilot.press("i")
         await until(pilot, lambda: app.screen.query("#install-command"), what="the install dialog")
         command = shown(app.screen.query_one("#install-command"))
@@ -169,7 +169,7 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
         assert ran and ran[0][:4] == ("/home/s/project/.venv/bin/python", "-m", "pip", "install")
         await pilot.press("enter")                                     # Close
         await at_step(pilot, "result")
-        assert app.outcome().recommendation.verdict == "use-current-gpu"
+        assert app.state.outcome().recommendation.verdict == "use-current-gpu"
         path = await save(pilot)
     import tomllib
 

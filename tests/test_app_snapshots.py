@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from wizard.app import make_app
+from screens.app import make_app
 from tests.test_app_flow import answer, at_step, machine, type_budget, until
 
 REPORT = "reports/gpu-report.toml"   # shown as typed: no tmp path, no clock in the picture

@@ -13,7 +13,7 @@ from textual.app import App
 
 from screens.panels import Check, errors_first
 from screens.widgets import CheckPanel
-from wizard.app import make_app
+from screens.app import make_app
 from wizard.diagnose import diagnose
 from wizard.i18n import t
 from tests.test_app_flow import at_step, machine, until

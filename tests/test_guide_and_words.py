@@ -16,7 +16,7 @@ from screens import markdown_lite
 from screens.reader import ReaderScreen
 from screens.step import STEPS, guide_page
 from screens.widgets import Choices, Guide
-from wizard.app import make_app, screen_class
+from screens.app import make_app, screen_class
 from wizard.content import content_dir
 from wizard.i18n import t
 
@@ -275,3 +275,80 @@ def test_the_words_page_uses_one_term_per_concept(lang):
     if lang == "zh":
         # Builds are "X 版"; the card's memory is 显存 and its generation 计算能力.
         assert not re.search(r"构建|算力|显卡内存|CPU 版本|CPU版|CUDA版(?!本)", page)
+
+
+# ------------------------------------------------------------------ linked terms ---
+
+def _linked_spans(guide: Guide) -> dict[str, str]:
+    """term id → the words that link to it, as the guide draws them on the screen."""
+    found: dict[str, str] = {}
+    for strip in guide.render_lines(Region(0, 0, guide.size.width, guide.size.height)):
+        for segment in strip:
+            action = (segment.style.meta or {}).get("@click") if segment.style else None
+            if action:
+                term = re.fullmatch(r"screen\.word\('([a-z-]+)'\)", action).group(1)
+                found[term] = (found.get(term, "") + " " + segment.text).strip()
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_first_use_of_a_term_on_a_step_links_to_its_explanation(lang):
+    from wizard.glossary import terms
+
+    app = make_app(lang, machine=machine("laptop-4060"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_step(pilot, "has_nvidia")
+        guide = app.screen.query_one("#guide Guide", Guide)
+        linked = _linked_spans(guide)
+        # The NVIDIA step's page speaks of the driver and CUDA versions and of the CUDA build.
+        assert {"driver-cuda", "build-wheel"} <= set(linked), linked
+        # One link per term: its first use only, though the page uses it again below.
+        assert len(guide.linked) == len(set(guide.linked))
+        for term_id, words in linked.items():
+            term = next(term for term in terms(lang) if term.id == term_id)
+            assert term.pattern.fullmatch(words.replace("\n", "").strip()), (term_id, words)
+            first = term.pattern.search(markdown_lite.join_lines(guide.markdown.splitlines()))
+            assert first is not None
+
+        await pilot.press("g")   # the whole guide links its terms too
+        await until(pilot, lambda: isinstance(app.screen, ReaderScreen), what="the whole guide")
+        await pilot.pause()
+        assert set(_linked_spans(app.screen.query_one(Guide))) >= {"driver-cuda", "build-wheel"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_a_linked_term_opens_the_words_page_at_its_explanation(lang):
+    from wizard.glossary import terms
+
+    app = make_app(lang, machine=machine("laptop-4060"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_step(pilot, "has_nvidia")
+        step = app.screen
+        await step.run_action("word('driver-cuda')")
+        await until(pilot, lambda: isinstance(app.screen, ReaderScreen) and app.screen.is_mounted,
+                    what="the words page")
+        await pilot.pause()
+        await pilot.pause()
+        body = app.screen.query_one("#reader-body")
+        shown = "\n".join(lines(body.query_one(Guide), round(body.scroll_y), 4))
+        heading = [line for line in words_page_lines(lang) if line.startswith("## ")][
+            next(t.section for t in terms(lang) if t.id == "driver-cuda")]
+        assert heading[3:].split()[0] in shown, shown
+        assert body.scroll_y > 0
+        await pilot.press("escape")   # back to the step, as it was
+        await until(pilot, lambda: app.screen is step, what="the step again")
+
+
+def words_page_lines(lang: str) -> list[str]:
+    return (content_dir() / lang / "words.md").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_glossary_names_each_section_of_the_words_page_in_order():
+    from wizard.glossary import terms
+
+    for lang in ("en", "zh"):
+        headings = [line[3:] for line in words_page_lines(lang) if line.startswith("## ")]
+        assert len(headings) == len(terms(lang))
+        for heading, term in zip(headings, terms(lang)):
+            # Each section's heading is written the way the term is matched in the guide.
+            assert term.pattern.search(heading) or term.id == "build-wheel" and "wheel" in heading, (lang, heading)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import ROOT, run_cli
 from tests.test_app_flow import answer, at_step, shown, until
-from wizard.app import make_app
+from screens.app import make_app
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.machine_file import MachineFileError, load_recording
@@ -77,7 +77,7 @@ def test_bad_answers_are_set_aside_with_reasons_and_the_machine_still_loads(stud
     assert (rec.answers.budget_amount, rec.answers.form_factor) == (5000, "laptop")
     assert rec.answers_left_out == {"goal"}
     assert rec.machine.gpus
-    from wizard.app import replay_session
+    from wizard.state import replay_session
 
     # The wizard asks the goal again instead of presenting the default as the student's answer.
     assert "goal" not in replay_session(rec).touched and "budget" in replay_session(rec).touched
@@ -118,8 +118,8 @@ async def test_replay_prefills_every_answer_and_marks_every_step(student_report,
         await until(pilot, lambda: app.screen.query("#recorded-advice"), what="recorded advice")
         assert shown(app.screen.query_one("#recorded-advice")) == "".join(
             t("ui.replay.recorded_advice_same", "zh").split())
-    assert app.session.answers == rec.answers
-    assert app.outcome().recommendation.verdict == rec.verdict
+    assert app.state.session.answers == rec.answers
+    assert app.state.outcome().recommendation.verdict == rec.verdict
 
 
 async def test_replay_shows_what_the_student_was_told_when_the_advice_now_differs(student_report):
@@ -136,7 +136,7 @@ async def test_replay_shows_what_the_student_was_told_when_the_advice_now_differ
         await at_step(pilot, "result")
         await until(pilot, lambda: app.screen.query("#recorded-advice"), what="recorded advice")
         note = shown(app.screen.query_one("#recorded-advice"))
-    assert app.outcome().recommendation.verdict != rec.verdict
+    assert app.state.outcome().recommendation.verdict != rec.verdict
     assert "".join(rec.headline.split()) in note
 
 
@@ -149,7 +149,7 @@ async def test_a_plain_recorded_machine_is_marked_but_asks_the_questions():
         await pilot.press("enter")
         await at_step(pilot, "need_gpu")
     assert "RECORDED" in banner and "vm-no-gpu.toml" in banner
-    assert app.session.touched == frozenset()
+    assert app.state.session.touched == frozenset()
 
 
 async def test_the_live_wizard_has_no_replay_banner():
@@ -191,8 +191,8 @@ def test_the_nvidia_panel_marks_a_torch_without_the_gpus_kernels_as_an_error():
     from tests.test_app_flow import machine
 
     # GTX 1080 Ti (sm_61) with torch 2.8.0+cu128: cuda.is_available() is True, kernels are not there.
-    assert torch_check(make_app("en", machine=machine("desktop-1080ti")).live, "en").kind == "error"
-    assert torch_check(make_app("en", machine=machine("h200-server")).live, "en").kind == "ok"
+    assert torch_check(make_app("en", machine=machine("desktop-1080ti")).state.live, "en").kind == "error"
+    assert torch_check(make_app("en", machine=machine("h200-server")).state.live, "en").kind == "ok"
 
 
 def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
@@ -268,7 +268,7 @@ async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_p
 def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel():
     import dataclasses
 
-    from screens.facts import from_machine
+    from wizard.live import from_machine
     from screens.panels import MAX_GPU_LINES, gpu_checks
     from screens.widgets import MAX_SHOWN_CHARS, Bullets
     from wizard.machine_file import load_machine

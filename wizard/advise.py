@@ -86,6 +86,13 @@ class _LocalGpu:
     usable_now: bool              # the installed torch already runs on it
     count: int = 1
     smallest_vram_gb: float | None = None
+    # What the driver reported (140.4 for an H200 sold as 141 GB): the number every screen
+    # shows for this card. vram_gb, the marketed size, is what goals are compared with.
+    reading_gb: float | None = None
+
+    @property
+    def shown_gb(self) -> float | None:
+        return self.reading_gb if self.reading_gb is not None else self.vram_gb
 
 
 @dataclass
@@ -287,11 +294,12 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
     nvidia = [g for g in machine.nvidia_gpus() if not _is_display_only(g)]
     if nvidia:
         sizes = [_vram(g, knowledge) for g in nvidia]
-        known = [s for s in sizes if s is not None]
+        readings = [g.vram_gb if g.vram_gb is not None else size for g, size in zip(nvidia, sizes)]
+        known = [r for r in readings if r is not None]
         best = max(range(len(nvidia)), key=lambda i: sizes[i] or 0)
         return _LocalGpu(
             name=_short_name(nvidia[best].name), vendor="nvidia",
-            vram_gb=sizes[best],
+            vram_gb=sizes[best], reading_gb=readings[best],
             usable_now=bool(torch_ok and torch.cuda_available and torch.build == "cuda"),
             count=len(nvidia), smallest_vram_gb=min(known) if known else None,
         )
@@ -308,7 +316,7 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
     if amd and machine.os == "Linux":
         size = _vram(amd[0], knowledge)
         return _LocalGpu(
-            name=amd[0].name, vendor="amd", vram_gb=size,
+            name=amd[0].name, vendor="amd", vram_gb=size, reading_gb=amd[0].vram_gb,
             usable_now=bool(torch_ok and torch.cuda_available and torch.build == "rocm"),
             count=len(amd), smallest_vram_gb=size,
         )
@@ -318,7 +326,7 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
     if intel:
         size = _vram(intel[0], knowledge)
         return _LocalGpu(
-            name=intel[0].name, vendor="intel", vram_gb=size,
+            name=intel[0].name, vendor="intel", vram_gb=size, reading_gb=intel[0].vram_gb,
             usable_now=bool(torch_ok and torch.xpu_available and torch.build == "xpu"),
             count=len(intel), smallest_vram_gb=size,
         )
@@ -352,9 +360,9 @@ def _short_name(name: str) -> str:
 def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors: list[Finding],
                          draft: _Draft, values: dict[str, Any], has_command: bool) -> tuple[str, str]:
     unknown = t("guide.live.unknown", draft.lang)
-    values.update(gpu=local.name, vram=_num(local.vram_gb) if local.vram_gb else unknown)
+    values.update(gpu=local.name, vram=_num(local.shown_gb) if local.shown_gb else unknown)
     if local.vram_gb is not None:
-        draft.add("local-gpu", gpu=local.name, vram=_num(local.vram_gb))
+        draft.add("local-gpu", gpu=local.name, vram=_num(local.shown_gb))
     else:
         draft.add("local-gpu-unknown-vram", gpu=local.name)
     draft.add("goal-need", goal=values["goal"], min=values["min"], comfortable=values["comfortable"])
@@ -393,7 +401,7 @@ def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors:
     if local.vram_gb is None:
         return "use-current-gpu", "use-current-gpu-unknown-vram"
     if local.vram_gb < goal.comfortable_vram_gb:
-        draft.add("tight", vram=_num(local.vram_gb), comfortable=values["comfortable"])
+        draft.add("tight", vram=_num(local.shown_gb), comfortable=values["comfortable"])
         return "use-current-gpu", "use-current-gpu-tight"
     return "use-current-gpu", "use-current-gpu"
 
@@ -401,7 +409,7 @@ def _current_gpu_verdict(local: _LocalGpu, machine: Machine, goal: Goal, errors:
 def _describe_missing_gpu(local: _LocalGpu | None, machine: Machine, goal: Goal, draft: _Draft,
                           common: dict[str, Any]) -> None:
     if local is not None and local.vram_gb is not None:
-        draft.add("local-gpu-too-small", gpu=local.name, vram=_num(local.vram_gb), **common)
+        draft.add("local-gpu-too-small", gpu=local.name, vram=_num(local.shown_gb), **common)
     amd_elsewhere = [g for g in machine.gpus if g.vendor == "amd"] if machine.os != "Linux" else []
     if amd_elsewhere and local is None:
         draft.add("amd-not-linux", gpu=amd_elsewhere[0].name)
@@ -665,10 +673,10 @@ def _price_notes(picks: Iterable[GpuPick], knowledge: Knowledge, currency: str, 
 
 
 def _num(value: float | None) -> str:
-    """Sizes as people say them: 12, 10.6, 141 (never 11.99)."""
-    if value is None:
-        return "?"
-    return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+    """Sizes as people say them: 12, 10.6, 141 (never 11.99): wizard.textout's one rule."""
+    from wizard.textout import gb_text
+
+    return "unknown" if value is None else gb_text(value)
 
 
 def mid_sentence(title: str) -> str:

@@ -6,7 +6,7 @@ raise `Interrupted` (a KeyboardInterrupt) too, so one handler in the CLI covers 
 `deferred` holds them back during a few lines that must finish once started (publishing a
 report), and lets them go right after.
 
-The Textual wizard handles the same signals on its event loop instead (wizard/app.py): there a
+The Textual wizard handles the same signals on its event loop instead (screens/app.py): there a
 signal is queued behind whatever the loop is doing, a save included.
 """
 

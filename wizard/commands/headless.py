@@ -66,14 +66,12 @@ def run_headless(args: argparse.Namespace) -> int:
     if not getattr(args, "machine", None) and isinstance(data.get("machine"), dict):
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
-    from wizard.advise import advise
     from wizard.commands.report_cmd import render_recommendation
-    from wizard.diagnose import diagnose
+    from wizard.evaluate import evaluate
     from wizard.report import build_report, save_report
 
-    findings = diagnose(machine, lang)
-    recommendation = advise(answers, machine, knowledge, lang, findings, _torch_choice(machine, lang))
-    report = build_report(answers, machine, findings, recommendation, lang,
+    outcome = evaluate(machine, answers, knowledge, lang)
+    report = build_report(answers, machine, outcome.findings, outcome.recommendation, lang,
                           redact=not getattr(args, "no_redact", False))
     try:
         saved = save_report(report, out)
@@ -104,13 +102,6 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
     return gather(lang, python=getattr(args, "python", None), report_path=out.parent,
                   gpu_test=not getattr(args, "no_gpu_test", False))
-
-
-def _torch_choice(machine: Any, lang: str) -> Any:
-    """wizard.install's choice of torch build for this machine."""
-    from wizard.install import choose_for_machine
-
-    return choose_for_machine(machine, lang)
 
 
 def _out(text: str) -> None:

@@ -12,7 +12,7 @@ def run(args: argparse.Namespace) -> int:
         from wizard.commands.headless import run_headless
 
         return run_headless(args)
-    from wizard.app import run_app  # Textual loads only here, never for the other commands
+    from screens.app import run_app  # Textual loads only here, never for the other commands
 
     return run_app(args)
 

@@ -6,12 +6,15 @@ that raised gets a stand-in result that says "unknown — why", so the `Machine`
 assembled once every probe has settled, and the advice never waits forever.
 
 A recorded machine (`--machine FILE`) is split into the same slots, so every panel reads the
-live and the recorded case through one code path. No Textual here: this is plain data.
+live and the recorded case through one code path. No Textual here: this is plain data. `this_machine_probes` is what the wizard runs
+on this computer (`gpu-wizard check` and the headless run call wizard.probe.gather instead,
+which runs the same probe functions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
@@ -177,3 +180,37 @@ def _failed_hardware(reason: str) -> "HardwareResult":
     from wizard.probe.model import ProbeNote
 
     return HardwareResult((), "unknown", (), (ProbeNote("hardware", "error", None, reason[:300]),))
+
+
+def this_machine_probes(lang: str, python: str | None = None, report_path: Path | None = None,
+                        benchmark: bool = True, gpu_test: bool = True) -> Probes:
+    """The real probes of this machine, each bounded in time by the probe itself."""
+    def system_probe() -> SystemFacts:
+        from wizard.probe.gather import report_dir
+        from wizard.probe.system import probe_system
+
+        return probe_system(report_dir(report_path))
+
+    def nvidia_probe() -> NvidiaResult:
+        from wizard.probe.gather import probe_nvidia
+
+        return probe_nvidia()
+
+    def hardware_probe() -> HardwareResult:
+        from wizard.probe.gather import probe_hardware
+
+        return probe_hardware()
+
+    def torch_probe() -> TorchResult:
+        from wizard.probe.torch_probe import probe_torch
+
+        return probe_torch(python, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test)
+
+    def torch_for(picked: str) -> TorchResult:
+        from wizard.probe.torch_probe import probe_torch
+
+        return probe_torch(picked, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test,
+                           source="picked")
+
+    return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,
+                  torch=torch_probe, torch_for=torch_for)

@@ -1,0 +1,464 @@
+"""The Textual wizard: the order of the steps, the probe threads, and the messages that change state.
+
+The App owns one `wizard.state.WizardState` (the answers, what the probes found so far, the
+saved report) and gives it to every step screen it builds. Steps post `StepScreen.Navigate`
+and the other `StepScreen` messages; probe threads post `ProbeFinished`; the handlers here are
+the only code that changes the state. `make_app` builds the App for the CLI, the tests and the
+benchmarks alike, with the probes injected. Screens never import this module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.message import Message
+
+from wizard.evaluate import TorchChooser
+from wizard.i18n import language_from_env, t
+from wizard.live import PROBES, Live, Probes, from_machine, this_machine_probes
+from wizard.state import WizardState
+from wizard.textout import ascii_terminal, clean_strings
+
+import screens
+from screens.step import STEPS, StepScreen, localized
+
+if TYPE_CHECKING:
+    from wizard.machine_file import Recording
+
+CSS_FILE = Path(screens.__file__).resolve().parent / "wizard.tcss"
+
+
+class ContentChecked(Message):
+    """The installation's content files were read: `fatal` when the wizard cannot go on."""
+
+    def __init__(self, fatal: Exception | None, damaged: tuple[str, ...]) -> None:
+        super().__init__()
+        self.fatal = fatal
+        self.damaged = damaged
+
+
+# Steps that read the data files (currencies, goals, the catalog): they wait for the check.
+_NEEDS_DATA = frozenset({"budget", "goal", "result", "save"})
+
+
+class ProbeFinished(Message):
+    """A probe thread has a result (`result`) or failed (`error`: why, in one line)."""
+
+    def __init__(self, name: str, result: Any = None, error: str | None = None,
+                 generation: int = 0) -> None:
+        super().__init__()
+        self.name = name
+        self.result = result
+        self.error = error
+        self.generation = generation  # the torch probe restarts when the user picks a Python
+
+
+class PythonRejected(Message):
+    """The path the user typed is not a Python: keep the torch result there was, say why."""
+
+    def __init__(self, generation: int, previous: Any, why: str) -> None:
+        super().__init__()
+        self.generation = generation
+        self.previous = previous
+        self.why = why
+
+
+# step → "module:class"; each screen module is imported when its step is first shown, so
+# the first screen does not pay for the result page's table or the report writer.
+_SCREENS = {
+    "welcome": "screens.welcome:WelcomeScreen",
+    "need_gpu": "screens.need_gpu:NeedGpuScreen",
+    "has_nvidia": "screens.nvidia:NvidiaScreen",
+    "form_factor": "screens.form_factor:FormFactorScreen",
+    "budget": "screens.budget:BudgetScreen",
+    "goal": "screens.goal:GoalScreen",
+    "result": "screens.result:ResultScreen",
+    "save": "screens.save:SaveScreen",
+}
+
+
+def screen_class(step: str) -> type[StepScreen]:
+    module_name, _, class_name = _SCREENS[step].partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+class WizardApp(App[int]):
+    CSS_PATH = str(CSS_FILE)
+    ENABLE_COMMAND_PALETTE = False
+    # Shown per screen, translated; the App keeps ctrl+q working under dialogs too.
+    BINDINGS = [Binding("ctrl+q", "quit", show=False)]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (20, "-tall")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (60, "-wide")]
+
+    def __init__(self, state: WizardState, *, handle_signals: bool = False) -> None:
+        super().__init__()
+        self.state = state
+        self.handle_signals = handle_signals
+        self.interrupted_by: int | None = None   # the signal that ended the wizard, if one did
+        self.step_index = 0
+        self._torch_generation = 0  # the newest torch probe; older ones' results are dropped
+        self._probes_started = False
+        self._content_ready = False
+        self._waiting_for_content: int | None = None  # a step asked for before the data was read
+        self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
+        self.first_shown_at: float | None = None
+        self._ctrl_c_at: float | None = None  # when Ctrl+C last showed how to quit
+        self.title = t("guide.app_title", state.lang)
+
+    # What the window code and dialogs read from the App (they know no WizardState).
+    @property
+    def lang(self) -> str:
+        return self.state.lang
+
+    @property
+    def ascii_marks(self) -> bool:
+        return self.state.ascii_marks
+
+    # ------------------------------------------------------------------ steps ---
+
+    def make_step(self, index: int) -> StepScreen:
+        cls = screen_class(STEPS[index])
+        narrow = self.size.width < 60
+        return localized(cls, self.lang, self.ascii_marks, narrow)(self.lang, self.state)
+
+    @property
+    def step(self) -> str:
+        return STEPS[self.step_index]
+
+    def goto(self, index: int) -> None:
+        index = max(0, min(len(STEPS) - 1, index))
+        if STEPS[index] in _NEEDS_DATA and not self._content_ready:
+            # Only a user faster than the data check gets here (it takes ~0.1 s): the step
+            # opens when the check is done (on_content_checked), the event loop never waits.
+            self._waiting_for_content = index
+            return
+        self.step_index = index
+        self.switch_screen(self.make_step(index))
+
+    def on_step_screen_navigate(self, message: StepScreen.Navigate) -> None:
+        self.state.apply(message.changes, message.confirmed)
+        self.goto(self.step_index + message.direction)
+
+    def on_step_screen_switch_language(self, message: StepScreen.SwitchLanguage) -> None:
+        self.state.apply(message.keep)
+        self.state.lang = "zh" if self.lang == "en" else "en"
+        self.title = t("guide.app_title", self.lang)
+        self.goto(self.step_index)
+
+    # Ctrl+C twice within this many seconds quits, as in other terminal programs.
+    CTRL_C_AGAIN_S = 2.0
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C (with no text selected: then it copies): the first press says how to quit
+        and whether the report is saved; a second one within CTRL_C_AGAIN_S quits."""
+        from screens.widgets import shown_text
+        from screens.window import toast_text
+
+        now = time.monotonic()
+        if self._ctrl_c_at is not None and now - self._ctrl_c_at <= self.CTRL_C_AGAIN_S:
+            self.exit()
+            return
+        self._ctrl_c_at = now
+        if self.state.saved_path is not None:
+            hint = t("ui.quit_hint_saved", self.lang, path=shown_text(str(self.state.saved_path)))
+        else:
+            hint = t("ui.quit_hint", self.lang)
+        self.notify(toast_text(hint, self.size.width), markup=False)
+
+    def on_resize(self, event: Any) -> None:
+        from screens.window import fit_window
+
+        fit_window(self, event.size)
+
+    def _screen_changed(self, screen: Any) -> None:
+        # A screen shown while the window is too small is covered too (once it is mounted).
+        from screens.window import fit_window, too_small
+
+        if too_small(self.size):
+            self.call_after_refresh(fit_window, self)
+
+    # ------------------------------------------------------------------ probes ---
+
+    def on_mount(self) -> None:
+        # Steps replace each other with switch_screen, which needs a pushed screen below it:
+        # the App's default screen stays underneath, empty.
+        self.screen_change_signal.subscribe(self, self._screen_changed)
+        self.push_screen(self.make_step(self.step_index))
+        if self.handle_signals:
+            self._handle_signals()
+        for problem in getattr(self.state.replay, "answers_problems", ()):
+            self.notify(t("ui.replay.answers_ignored", self.lang, problem=problem),
+                        severity="warning", timeout=10, markup=False)  # the file's own words
+
+    def on_ready(self) -> None:
+        """The first screen is painted: start the probes and the data check now. Started
+        earlier, their child processes would compete with the first screen for the CPU (they
+        take seconds anyway; this costs them a few milliseconds)."""
+        if self._probes_started:
+            return
+        self._probes_started = True
+        self.first_shown_at = time.time()   # for benchmarks/tui_bench.py
+        self.start_probes()
+        threading.Thread(target=self._check_content, daemon=True, name="content-check").start()
+
+    def _handle_signals(self) -> None:
+        """`kill`, Ctrl+C from outside and a dropped SSH session close the wizard the way
+        Ctrl+Q does (terminal restored, nothing half-saved). Textual leaves SIGTERM and SIGHUP
+        to Python, which would die with the terminal still in raw mode on the alternate screen.
+        On the event loop a signal waits for the handler that is running: a save finishes."""
+        import asyncio
+
+        from wizard.signals import HANDLED
+
+        loop = asyncio.get_running_loop()
+        for signum in HANDLED:
+            try:
+                loop.add_signal_handler(signum, self._signalled, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # Windows; not main thread
+                pass
+
+    def _signalled(self, signum: int) -> None:
+        self.interrupted_by = signum
+        self.exit(return_code=128 + signum)
+
+    def _check_content(self) -> None:
+        """Read every data and strings file now, not when a step first needs one: a damaged
+        installation then ends with a sentence naming the file, not a crash at step 4."""
+        fatal = None
+        try:
+            from wizard.content import ContentError, check_installation
+            from wizard.torch_matrix import load_matrix
+
+            damaged = tuple(str(problem) for problem in check_installation())
+            try:
+                self.state.knowledge
+                load_matrix()
+            except ContentError as exc:
+                fatal = exc
+        except Exception as exc:  # the check itself must not take the wizard down
+            from wizard.content import ContentError
+
+            fatal, damaged = ContentError("content/", f"{type(exc).__name__}: {exc}"), ()
+        self._post(ContentChecked(fatal, damaged))
+
+    def on_content_checked(self, message: ContentChecked) -> None:
+        self._content_ready = True
+        if message.fatal:
+            self.content_fatal = message.fatal
+            self.exit(return_code=2)
+            return
+        if message.damaged:
+            self.notify(clean_strings("\n".join(message.damaged)), title=t("ui.damaged_title", self.lang),
+                        severity="warning", timeout=15, markup=False)
+        if self._waiting_for_content is not None:
+            index, self._waiting_for_content = self._waiting_for_content, None
+            self.goto(index)
+
+    def start_probes(self) -> None:
+        probes = self.state.probes
+        if probes is None:
+            return
+        for name in PROBES:
+            if getattr(probes, name) is None:
+                live = self.state.live
+                self.state.live = replace(live, skipped=live.skipped | {name})
+        # Daemon threads rather than thread workers: Textual joins its worker threads on
+        # exit, so quitting while torch loads would hang for up to the probe's timeout.
+        threading.Thread(target=self._launch_probes, daemon=True, name="probe-launcher").start()
+
+    def _launch_probes(self) -> None:
+        # The probe modules (psutil, the torch probe, …) load here, after the first screen
+        # and in one thread: imported before it they cost start-up ~30 ms, and imported by
+        # four probe threads at once they compete with the event loop four times over.
+        try:
+            from wizard.probe import gather, system, torch_probe  # noqa: F401
+        except Exception:  # each probe reports its own failure below
+            pass
+        for name in PROBES:
+            probe = getattr(self.state.probes, name)
+            if probe is not None:
+                threading.Thread(target=self._run_probe, args=(name, probe), daemon=True,
+                                 name=f"probe-{name}").start()
+
+    def _run_probe(self, name: str, probe: Callable[[], Any], generation: int = 0) -> None:
+        try:
+            message = ProbeFinished(name, result=probe(), generation=generation)
+        except Exception as exc:  # a probe bug shows as "unknown — why", never a traceback
+            message = ProbeFinished(name, error=f"{type(exc).__name__}: {exc}"[:300], generation=generation)
+        self._post(message)
+
+    def _post(self, message: Message) -> None:
+        try:
+            self.post_message(message)
+        except RuntimeError:  # the App has closed meanwhile
+            pass
+
+    def on_probe_finished(self, message: ProbeFinished) -> None:
+        if message.name == "torch" and message.generation != self._torch_generation:
+            return  # a probe of a Python the user has since replaced
+        # What a probe read came from outside (a tool, a driver, the user's torch): shown
+        # literally, never as escape sequences.
+        live = self.state.live
+        if message.error is not None:
+            self._set_live(live.with_failure(message.name, clean_strings(message.error)))
+        else:
+            self._set_live(live.with_result(message.name, clean_strings(message.result)))
+
+    def _set_live(self, live: Live) -> None:
+        self.state.set_live(live)
+        for screen in self.screen_stack:
+            if isinstance(screen, StepScreen):
+                screen.live_version = self.state.live_version
+
+    def on_step_screen_pick_python(self, message: StepScreen.PickPython) -> None:
+        """Check the PyTorch of another interpreter (the welcome step's "Change"); answers stay."""
+        if not self.state.can_pick_python:
+            return
+        previous = self.state.live.torch
+        self._torch_generation += 1
+        failed = {k: v for k, v in self.state.live.failed.items() if k != "torch"}
+        self._set_live(replace(self.state.live, torch=None, failed=failed))
+        threading.Thread(target=self._probe_picked, args=(message.path, self._torch_generation, previous),
+                         daemon=True, name="probe-torch-picked").start()
+
+    def on_step_screen_installed(self, message: StepScreen.Installed) -> None:
+        """The install dialog closed: record it, and show the advice for the new PyTorch."""
+        result = message.result
+        if not result:
+            return
+        self.state.install_record = result["record"]
+        if result.get("torch") is not None:
+            self._torch_generation += 1
+            _, bench, note = self.state.live.torch or (None, None, None)
+            from wizard.probe.model import ProbeNote
+
+            self._set_live(self.state.live.with_result(
+                "torch", (result["torch"], bench, note or ProbeNote("torch", "ok"))))
+        self.goto(self.step_index)  # the recommendation again, for the machine as it is now
+
+    def _probe_picked(self, path: str, generation: int, previous: Any) -> None:
+        from wizard.probe.discover import PythonArgError, check_python_arg
+
+        try:
+            python = check_python_arg(path)
+        except PythonArgError as exc:
+            why = t(f"ui.python.rejected-{exc.key}", self.lang, path=path, detail=exc.detail or "")
+            self._post(PythonRejected(generation, previous, why))
+            return
+        probes = self.state.probes
+        self._run_probe("torch", lambda: probes.torch_for(python), generation)  # type: ignore[union-attr]
+
+    def on_python_rejected(self, message: PythonRejected) -> None:
+        if message.generation != self._torch_generation:
+            return
+        self._set_live(replace(self.state.live, torch=message.previous))
+        self.notify(clean_strings(message.why), severity="error", timeout=10, markup=False)
+
+
+def make_app(
+    lang: str = "en",
+    machine: Any = None,
+    probes: Probes | None = None,
+    report_path: Path | str | None = None,
+    *,
+    python: str | None = None,
+    redact: bool = True,
+    benchmark: bool = True,
+    gpu_test: bool = True,
+    now: Callable[[], dt.datetime] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    torch_chooser: TorchChooser | None = None,
+    ascii_marks: bool | None = None,
+    handle_signals: bool = False,
+    replay: Recording | None = None,
+) -> WizardApp:
+    """The wizard for a recorded `machine`, injected `probes`, or (neither) this machine.
+
+    `replay` (a wizard.machine_file.Recording) replays a saved report: its machine, answers
+    pre-filled, and a banner on every step.
+    """
+    report = Path(report_path) if report_path is not None else None
+    if replay is not None:
+        machine = replay.machine
+    if machine is not None:
+        live, probes = from_machine(machine), None
+    else:
+        live = Live()
+        probes = probes or this_machine_probes(lang, python, report, benchmark, gpu_test)
+    state = WizardState(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
+                        home=home, torch_chooser=torch_chooser,
+                        ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,
+                        replay=replay)
+    return WizardApp(state, handle_signals=handle_signals)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """`gpu-wizard` with no subcommand: run the wizard; print where the report went."""
+    lang = getattr(args, "lang", None)
+    replay = None
+    if getattr(args, "machine", None):
+        from wizard.knowledge import load_knowledge
+        from wizard.machine_file import MachineFileError, load_recording
+
+        try:
+            # Damaged data files (KnowledgeError) are wizard.cli's to report.
+            replay = load_recording(args.machine, load_knowledge(), lang or language_from_env())
+        except MachineFileError as exc:
+            print(f"gpu-wizard: {exc}", file=sys.stderr)
+            return 2
+        # A TA replaying a report sees it in the language the student saw (F2 switches).
+        lang = lang or replay.language
+        for problem in replay.answers_problems:
+            print(t("ui.replay.answers_ignored", lang or language_from_env(), problem=problem),
+                  file=sys.stderr)
+    lang = lang or language_from_env()
+    from wizard.commands.wizard_main import refuse_without_terminal
+
+    if refuse_without_terminal(lang):  # after the replay file: a broken one is named first
+        return 2
+    app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
+                   python=getattr(args, "python", None),
+                   gpu_test=not getattr(args, "no_gpu_test", False),
+                   redact=not getattr(args, "no_redact", False), handle_signals=True)
+    app.run()
+    from wizard.textout import safe
+
+    if app.content_fatal is not None:
+        raise app.content_fatal  # main() says it in one line, the way every command does
+
+    try:
+        sys.stdout.write(safe(exit_summary(app)))
+        sys.stdout.flush()
+    except OSError:  # the terminal is gone (SIGHUP from a dropped SSH session)
+        pass
+    return app.return_code or 0
+
+
+def exit_summary(app: WizardApp) -> str:
+    """What stays in the terminal after the wizard closes: the file, and the torch command."""
+    lang, state = app.lang, app.state
+    if app.interrupted_by is not None:
+        lines = [t("ui.exit.interrupted_saved", lang, path=state.saved_path) if state.saved_path
+                 else t("ui.exit.interrupted", lang)]
+    else:
+        lines = [t("ui.exit.saved", lang, path=state.saved_path) if state.saved_path is not None
+                 else t("ui.exit.not_saved", lang)]
+    if state.install_interrupted:
+        lines.append(t("torch.install.interrupted", lang, command=state.install_interrupted))
+    # The command is worth keeping in the scrollback once the user has seen it.
+    if app.step_index >= STEPS.index("result"):
+        outcome = state.outcome()
+        if outcome is not None and outcome.recommendation and outcome.recommendation.torch_command:
+            lines.append(t("ui.exit.torch", lang, command=outcome.recommendation.torch_command))
+    return "\n".join(lines) + "\n"

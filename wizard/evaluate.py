@@ -1,0 +1,63 @@
+"""From a machine (probed or recorded) and the answers to what the wizard says: one pipeline.
+
+`gpu-wizard check`, the headless run, the Textual wizard and the benchmarks all call
+`evaluate`, so a fact reaches every front end by the same path:
+
+    probe (wizard/probe) → Machine → diagnose → findings ─┐
+                                 └→ torch build choice ───┼→ advise → Recommendation
+                     answers (wizard/answers) ────────────┘
+
+`check` has no answers: it gets the findings (and the torch choice) without advice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Optional
+
+if TYPE_CHECKING:
+    from wizard.advise import Recommendation
+    from wizard.answers import Answers
+    from wizard.findings import Finding
+    from wizard.install import TorchChoice
+    from wizard.knowledge import Knowledge
+    from wizard.probe.model import Machine
+
+# Picks the torch build for a machine; tests inject their own.
+TorchChooser = Callable[["Machine", str], Optional["TorchChoice"]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    machine: Machine
+    findings: tuple[Finding, ...]
+    torch_choice: TorchChoice | None
+    recommendation: Recommendation | None   # None without answers (`check`)
+
+
+def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:
+    """The torch build and command for `machine`; None when the matrix cannot describe it
+    (then the advice has no command rather than a wrong one)."""
+    from wizard.install import choose_for_machine
+
+    try:
+        return choose_for_machine(machine, lang)
+    except ValueError:
+        return None
+
+
+def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | None, lang: str,
+             chooser: TorchChooser | None = None) -> Outcome:
+    """Findings, the torch choice and (with answers) the recommendation for `machine`."""
+    from wizard.diagnose import diagnose
+
+    findings = tuple(diagnose(machine, lang))
+    choice = (chooser or choose_torch)(machine, lang)
+    recommendation = None
+    if answers is not None:
+        from wizard.advise import advise
+        from wizard.knowledge import load_knowledge
+
+        recommendation = advise(answers, machine, knowledge or load_knowledge(), lang, findings, choice)
+    return Outcome(machine, findings, choice, recommendation)
+
