@@ -27,6 +27,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from wizard.textout import CJK, break_offsets, break_units
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")
 _NUMBER = re.compile(r"^(\s*)(\d{1,3})[.)]\s+(.*)$")
@@ -42,20 +44,6 @@ _INLINE = re.compile(
     r"|\[(?P<link>[^\]]+)\]\((?P<url>[^)\s]+)\)"
     r"|\\(?P<escaped>[\\`*_\[\]#|-])"
 )
-_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
-# Line-break units: one Chinese character (with any closing punctuation after it, which must
-# not start a line, and any opening bracket before it, which must not end one), or a Latin
-# word with its trailing spaces.
-_CLOSING = "，。、；：！？）」』》〉】”’%,.;:!?)]"
-_OPENING = "（「『《〈【“‘("
-_UNIT = re.compile(
-    rf"[{re.escape(_OPENING)}]*(?![{re.escape(_OPENING)}])"
-    rf"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f][{re.escape(_CLOSING)}]*\s*"
-    rf"|[{re.escape(_OPENING)}]*[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+[{re.escape(_CLOSING)}]*\s*"
-    rf"|\s+"
-)
-
-
 class Wrapped:
     """Styled text that wraps Chinese between any two characters, and Latin between words.
 
@@ -67,7 +55,7 @@ class Wrapped:
         self.text = text
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        units = [u.rstrip() for u in _UNIT.findall(self.text.plain)]
+        units = [u.rstrip() for u in break_units(self.text.plain)]
         longest = max((cell_len(u) for u in units), default=0)
         widest = max((cell_len(part) for part in self.text.plain.split("\n")), default=0)
         return Measurement(min(longest, options.max_width), widest)
@@ -85,29 +73,8 @@ class Wrapped:
 
 
 def wrap_offsets(plain: str, width: int) -> list[int]:
-    """Where to break `plain` so that no line is wider than `width` terminal cells."""
-    breaks: list[int] = []
-    used = 0
-    pos = 0
-    for unit in _UNIT.findall(plain):
-        length = cell_len(unit.rstrip())
-        if used and used + length > width:
-            breaks.append(pos)
-            used = 0
-        while length > width:             # a word longer than a line: fold it
-            cut, cells = pos, 0
-            for ch in unit:
-                if cells + cell_len(ch) > width:
-                    break
-                cells += cell_len(ch)
-                cut += 1
-            breaks.append(cut)
-            unit = unit[cut - pos:]
-            pos = cut
-            length = cell_len(unit.rstrip())
-        used += cell_len(unit)
-        pos += len(unit)
-    return [b for b in breaks if 0 < b < len(plain)]
+    """Where to break `plain` so that no line is wider than `width` cells, as Rich counts them."""
+    return break_offsets(plain, width, cell_len)
 
 
 @dataclass
@@ -219,7 +186,7 @@ def join_lines(lines: list[str]) -> str:
     for line in (line.strip() for line in lines):
         if not line:
             continue
-        if text and not (_CJK.match(text[-1]) and _CJK.match(line[0])):
+        if text and not (CJK.match(text[-1]) and CJK.match(line[0])):
             text += " "
         text += line
     return text

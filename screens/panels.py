@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
-from wizard.textout import gb_text
+from wizard.textout import count_text, gb_text
 
 from wizard.live import Live
 
@@ -45,9 +45,7 @@ def _u(key: str, lang: str, **values: Any) -> str:
 
 
 def num(value: float | None, lang: str) -> str:
-    if value is None:
-        return t("check.unknown", lang)
-    return f"{value:g}" if value < 100 else f"{value:,.0f}"
+    return t("check.unknown", lang) if value is None else count_text(value)
 
 
 def gb(value: float | None, lang: str) -> str:

@@ -13,9 +13,9 @@ characters), keeping words joined by a no-break space (U+00A0) on one line.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.geometry import Size
 from textual.screen import Screen
@@ -23,9 +23,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from wizard.i18n import t
-from wizard.textout import asciify
+from wizard.textout import asciify, wrap_glued
 
-from screens.markdown_lite import Wrapped, wrap_offsets
+from screens.markdown_lite import Wrapped
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 MIN_WIDTH = 40
 MIN_HEIGHT = 10
 
-NO_BREAK = "\u00a0"   # in the strings: the words on either side stay on one line
-_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 
 
 def too_small(size: Size) -> bool:
@@ -123,34 +121,4 @@ def toast_width(screen_width: int) -> int:
 
 def toast_text(text: str, screen_width: int) -> str:
     """`text` wrapped for a toast in a window `screen_width` wide."""
-    return "\n".join(wrap_glued(text, toast_width(screen_width)))
-
-
-def wrap_glued(text: str, width: int) -> list[str]:
-    """Lines no wider than `width` cells (Chinese between characters, Latin between words),
-    never breaking at a no-break space; those become plain spaces."""
-    lines: list[str] = []
-    for part in text.split("\n"):
-        rest = part
-        while True:
-            breaks = wrap_offsets(rest, width)
-            if not breaks:
-                lines.append(rest.rstrip())
-                break
-            cut = _before_glued(rest, breaks[0]) or breaks[0]  # glued past a whole line: cut
-            lines.append(rest[:cut].rstrip())
-            rest = rest[cut:].lstrip()
-    return [line.replace(NO_BREAK, " ") for line in lines]
-
-
-def _before_glued(text: str, cut: int) -> int:
-    """Move a line break at `cut` back before the words a no-break space joins to what follows."""
-    while cut > 0 and text[cut - 1] == NO_BREAK:
-        start = cut - 1                       # the no-break space; the word before it goes too
-        if start > 0 and _CJK.match(text[start - 1]):
-            start -= 1                        # a Chinese word: one character
-        else:
-            while start > 0 and not text[start - 1].isspace() and not _CJK.match(text[start - 1]):
-                start -= 1
-        cut = start
-    return cut
+    return "\n".join(wrap_glued(text, toast_width(screen_width), cell_len))

@@ -12,7 +12,8 @@ from textual.widgets import Footer, Input
 from textual.widgets.input import Selection
 
 from screens.step import STEPS
-from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
+from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width
+from wizard.textout import wrap_glued
 from tests.test_app_flow import at_step, machine, save, type_budget, until, walk
 from screens.app import exit_summary, make_app
 from wizard.i18n import t

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Mapping
 
 from wizard.content import ContentError, content_dir, read_toml
+from wizard.textout import CJK_RANGES
 
 LANGUAGES = ("en", "zh")
 
@@ -85,8 +86,7 @@ def t(key: str, lang: str = "en", **values: object) -> str:
 _PLURAL = re.compile(r"\b(\d[\d,]*) (\w+)\(s\)")
 
 
-_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
-_CJK_GAP = re.compile(f"(?<=[{_CJK}]) +(?=[{_CJK}])")
+_CJK_GAP = re.compile(f"(?<=[{CJK_RANGES}]) +(?=[{CJK_RANGES}])")
 
 
 def has(key: str, lang: str = "en") -> bool:

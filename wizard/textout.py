@@ -1,4 +1,8 @@
-"""Plain-terminal output: status marks that survive LANG=C and non-UTF-8 consoles."""
+"""Text as the user reads it, in one place: status marks that survive LANG=C and non-UTF-8
+consoles, numbers and sizes as people say them, and the rules for breaking lines in Chinese
+and English (used by the commands' output and, through screens.markdown_lite and
+screens.window, by every screen).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import dataclasses
 import os
 import re
 import sys
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
 ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]", "pending": "[..]"}
@@ -28,10 +32,72 @@ _ASCII = str.maketrans({"—": "-", "–": "-", "·": "-", "…": "...", "→": 
                         "\u00a0": " "})
 
 
+# ------------------------------------------------------------------------- numbers ---
+
 def gb_text(value: float) -> str:
     """A size in GB as people say it: one decimal below 10 (3.9, 0.5), none above (12, 141) —
     a driver's 11.99 is a 12 GB card."""
     return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+
+
+def count_text(value: float) -> str:
+    """A count or a measured figure: as it is below 100 (8, 2.5), grouped above (1,234)."""
+    return f"{value:g}" if value < 100 else f"{value:,.0f}"
+
+
+# ------------------------------------------------------------------- breaking lines ---
+
+NO_BREAK = "\u00a0"   # in the strings: the words on either side stay on one line
+
+# Chinese (and Japanese and Korean) characters and punctuation: two cells wide, and a line may
+# break between any two of them.
+CJK_RANGES = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+CJK = re.compile(f"[{CJK_RANGES}]")
+# Punctuation that never starts a line (it stays with what it closes), and brackets that never
+# end one (they go to the line they open).
+NO_LINE_START = "，。、；：！？）」』》〉】”’%,.;:!?)]"
+NO_LINE_END = "（「『《〈【“‘("
+# Line-break units: one Chinese character (with any closing punctuation after it, and any
+# opening bracket before it), or a Latin word with its trailing spaces.
+_UNIT = re.compile(
+    rf"[{re.escape(NO_LINE_END)}]*(?![{re.escape(NO_LINE_END)}])"
+    rf"[{CJK_RANGES}][{re.escape(NO_LINE_START)}]*\s*"
+    rf"|[{re.escape(NO_LINE_END)}]*[^\s{CJK_RANGES}]+[{re.escape(NO_LINE_START)}]*\s*"
+    rf"|\s+"
+)
+
+
+def break_units(plain: str) -> list[str]:
+    """`plain` cut where a line may break (see _UNIT)."""
+    return _UNIT.findall(plain)
+
+
+def break_offsets(plain: str, width: int, measure: Callable[[str], int] | None = None) -> list[int]:
+    """Where to break `plain` so that no line is wider than `width` cells (`measure` counts
+    them; the screens pass Rich's own, which Textual lays out with)."""
+    measure = measure or cell_width
+    breaks: list[int] = []
+    used = 0
+    pos = 0
+    for unit in _UNIT.findall(plain):
+        length = measure(unit.rstrip())
+        if used and used + length > width:
+            breaks.append(pos)
+            used = 0
+        while length > width:             # a word longer than a line: fold it
+            cut, cells = pos, 0
+            for ch in unit:
+                if cells + measure(ch) > width:
+                    break
+                cells += measure(ch)
+                cut += 1
+            breaks.append(cut)
+            unit = unit[cut - pos:]
+            pos = cut
+            length = measure(unit.rstrip())
+        used += measure(unit)
+        pos += len(unit)
+    return [b for b in breaks if 0 < b < len(plain)]
 
 
 def asciify(text: str) -> str:
@@ -142,8 +208,8 @@ def safe(text: str, stream=None) -> str:
         return text.encode("ascii", errors="replace").decode("ascii")
 
 
-_NO_LINE_START = set("。，、；：！？）」』》〉】,.;:!?)")
-_NO_LINE_END = set("（「『《〈【“‘")  # an opening bracket goes to the line it opens
+_NO_LINE_START = set(NO_LINE_START)
+_NO_LINE_END = set(NO_LINE_END)
 _GLUE = "\u2060"  # word joiner: never in our texts, so it can stand in for a kept space
 _COMMAND = re.compile(
     r"(?:sudo |uv )?(?:pip3?|python3? -m pip|uv pip|apt(?:-get)?|dnf|ubuntu-drivers|wsl|nvidia-smi)"
@@ -164,7 +230,7 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
     # A command split over two lines gets pasted half: keep each one whole (on a line of its own
     # when it does not fit), even past the width.
     text = _COMMAND.sub(lambda m: m.group(0).replace(" ", _GLUE), text)
-    tokens = re.findall(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]|\S+?(?=[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f])|\S+|\s+", text)
+    tokens = re.findall(rf"[{CJK_RANGES}]|\S+?(?=[{CJK_RANGES}])|\S+|\s+", text)
     lines: list[str] = []
     current = " " * indent
     limit = width
@@ -184,3 +250,33 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
     if current.strip():
         lines.append(current.rstrip())
     return [line.replace(_GLUE, " ") for line in lines] or [""]
+
+
+def wrap_glued(text: str, width: int, measure: Callable[[str], int] | None = None) -> list[str]:
+    """Lines no wider than `width` cells (Chinese between characters, Latin between words),
+    never breaking at a no-break space; those become plain spaces."""
+    lines: list[str] = []
+    for part in text.split("\n"):
+        rest = part
+        while True:
+            breaks = break_offsets(rest, width, measure)
+            if not breaks:
+                lines.append(rest.rstrip())
+                break
+            cut = _before_glued(rest, breaks[0]) or breaks[0]  # glued past a whole line: cut
+            lines.append(rest[:cut].rstrip())
+            rest = rest[cut:].lstrip()
+    return [line.replace(NO_BREAK, " ") for line in lines]
+
+
+def _before_glued(text: str, cut: int) -> int:
+    """Move a line break at `cut` back before the words a no-break space joins to what follows."""
+    while cut > 0 and text[cut - 1] == NO_BREAK:
+        start = cut - 1                       # the no-break space; the word before it goes too
+        if start > 0 and CJK.match(text[start - 1]):
+            start -= 1                        # a Chinese word: one character
+        else:
+            while start > 0 and not text[start - 1].isspace() and not CJK.match(text[start - 1]):
+                start -= 1
+        cut = start
+    return cut
