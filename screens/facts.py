@@ -102,12 +102,11 @@ class Live:
         With `need_torch=False` it is ready as soon as the quick probes are, so the NVIDIA
         step can explain the driver while PyTorch is still loading.
         """
-        from wizard.probe import explain
-        from wizard.probe.gather import assemble
+        from wizard.identify import assemble, localize
         from wizard.probe.model import ProbeNote
 
         if self.recorded is not None:
-            return explain.localize(self.recorded, lang)
+            return localize(self.recorded, lang)
         quick = ("system", "nvidia", "hardware")
         if not all(self.settled(name) for name in quick):
             return None

@@ -361,7 +361,7 @@ class WizardApp(App[int]):
         # and in one thread: imported before it they cost start-up ~30 ms, and imported by
         # four probe threads at once they compete with the event loop four times over.
         try:
-            from wizard.probe import gather, system, torch_probe  # noqa: F401
+            from wizard.probe import gather, system, torch  # noqa: F401
         except Exception:  # each probe reports its own failure below
             pass
         for name in PROBES:
@@ -582,19 +582,20 @@ def live_probes(lang: str, python: str | None = None, report_path: Path | None =
         return probe_nvidia()
 
     def hardware_probe():
+        from wizard.identify import name_hardware
         from wizard.probe.gather import probe_hardware
 
-        return probe_hardware()
+        return name_hardware(probe_hardware())
 
     def torch_probe():
-        from wizard.probe.torch_probe import probe_torch
+        from wizard.probe.torch import probe_torch
 
-        return probe_torch(python, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test)
+        return probe_torch(python, benchmark=benchmark, discover=True, gpu_test=gpu_test)
 
     def torch_for(picked: str):
-        from wizard.probe.torch_probe import probe_torch
+        from wizard.probe.torch import probe_torch
 
-        return probe_torch(picked, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test,
+        return probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
                            source="picked")
 
     return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,

@@ -29,19 +29,19 @@ def run(args: argparse.Namespace) -> int:
     from wizard.i18n import language_from_env
     from wizard.machine_file import MachineFileError, load_machine
     from wizard.report import redact_report
-    from wizard.probe import explain
+    from wizard.identify import localize
     from wizard.probe.model import machine_from_dict, to_dict
     from wizard.textout import clean_strings
 
     lang = args.lang or language_from_env()
     if args.machine:
         try:
-            machine = explain.localize(load_machine(args.machine, lang), lang)
+            machine = localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
     else:
-        from wizard.probe.gather import gather
+        from wizard.identify import gather
 
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
                          gpu_test=not args.no_gpu_test)

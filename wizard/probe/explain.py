@@ -89,11 +89,8 @@ def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
 
 
 def localize(machine: Machine, lang: str) -> Machine:
-    """Explain a recorded machine's NVIDIA and torch status again in `lang`."""
-    if machine.torch is not None:
-        from wizard.probe.torch_probe import torch_message
-
-        machine = replace(machine, torch=replace(machine.torch, message=torch_message(machine.torch, lang)))
+    """Explain a recorded machine's NVIDIA status again in `lang` (wizard.identify.localize
+    words its torch too)."""
     info = machine.nvidia
     if info.status != "ok" and info.reason is None:
         info = replace(info, reason=reason_of(machine))  # a report from before reasons were kept

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wizard.probe import explain, nvml, torch_probe
+from wizard.probe import explain, nvml
+from wizard.probe.torch import start_torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
@@ -196,8 +197,8 @@ def gather(
 ) -> Machine:
     # torch is the slowest probe (seconds of import): start it first, join it last. The
     # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
-    torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang, discover=True,
-                                              gpu_test=gpu_test, others_early=True) if with_torch else None
+    torch_job = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
+                                  others_early=True) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
