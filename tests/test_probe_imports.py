@@ -2,8 +2,8 @@
 
 A probe that reads the catalog or a compatibility table answers with our opinion of the machine
 instead of the machine's own word, and a recorded report can then never be read again under a
-newer catalog. Naming from the catalog is wizard.identify's; rules live in wizard.torch_matrix;
-sentences in wizard.torch_lines, wizard.i18n and the diagnosis. Read from the source's syntax
+newer catalog. Naming from the catalog is wizard.identify's; rules live in wizard.torch_matrix and
+wizard.nvidia_explain; sentences in wizard.torch_lines, wizard.nvidia_explain and the diagnosis. Read from the source's syntax
 tree, so an import inside a function counts as much as one at the top.
 """
 
@@ -21,9 +21,6 @@ PROBE_FILES = sorted(PROBE.rglob("*.py"))
 # What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said.
 ALLOWED = ("wizard.probe", "wizard.textout")
 
-# NVML's status explained in words (wizard/probe/explain.py) has not moved out yet: it is the
-# one module here still allowed wording, and nothing else may join it.
-NOT_YET_MOVED = {"explain.py": {"wizard.i18n"}}
 
 
 def _module_of(path: Path) -> str:
@@ -60,8 +57,8 @@ def _ours(module: str) -> bool:
         module.startswith("screens.")
 
 
-def _allowed(module: str, extra: set[str]) -> bool:
-    return any(module == ok or module.startswith(ok + ".") for ok in (*ALLOWED, *extra))
+def _allowed(module: str) -> bool:
+    return any(module == ok or module.startswith(ok + ".") for ok in ALLOWED)
 
 
 def test_the_probe_files_are_found():
@@ -71,8 +68,7 @@ def test_the_probe_files_are_found():
 
 @pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: p.relative_to(PROBE).as_posix())
 def test_a_probe_imports_only_probes(path):
-    extra = NOT_YET_MOVED.get(path.relative_to(PROBE).as_posix(), set())
-    outside = sorted(m for m in _imports_of(path) if _ours(m) and not _allowed(m, extra))
+    outside = sorted(m for m in _imports_of(path) if _ours(m) and not _allowed(m))
     assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
 
 
@@ -83,5 +79,5 @@ def test_the_reader_sees_every_kind_of_import():
               "from ..model import Gpu\nfrom . import child\n")
     found = imported_modules(source, "wizard.probe.torch")
     assert {"wizard.knowledge", "wizard.content", "wizard.probe.model", "wizard.probe.torch.child"} <= found
-    assert not _allowed("wizard.knowledge", set()) and not _allowed("wizard.torch_matrix", set())
-    assert _allowed("wizard.probe.model", set()) and not _allowed("wizard.probes_elsewhere", set())
+    assert not _allowed("wizard.knowledge") and not _allowed("wizard.i18n") and not _allowed("wizard.torch_matrix")
+    assert _allowed("wizard.probe.model") and not _allowed("wizard.probes_elsewhere")

@@ -105,9 +105,9 @@ def _chinese(text: str) -> bool:
 
 def _machine(path: Path, lang: str):
     from wizard.machine_file import load_machine
-    from wizard.probe import explain
+    from wizard.identify import localize
 
-    return explain.localize(load_machine(str(path), lang), lang)
+    return localize(load_machine(str(path), lang), lang)
 
 
 @pytest.mark.parametrize("path", MACHINES, ids=lambda p: p.stem)

@@ -100,7 +100,7 @@ class _Case:
     @property
     def unreachable(self) -> bool:
         """The NVIDIA GPU cannot be reached from here (container, WSL): the hardware finding says why."""
-        from wizard.probe.explain import reason_of as nvidia_reason
+        from wizard.nvidia_explain import reason_of as nvidia_reason
 
         return nvidia_reason(self.machine) in _UNREACHABLE
 

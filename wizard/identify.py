@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from wizard.content import ContentError
 from wizard.knowledge import gpus_for_pci_id
-from wizard.probe import explain
+from wizard import nvidia_explain
 from wizard.probe.model import Gpu, Machine
 from wizard.probe.pci import names_a_laptop_part
 from wizard.torch_lines import worded
@@ -61,8 +61,10 @@ def _named(gpu: Gpu) -> Gpu:
 
 
 def identify(machine: Machine, lang: str) -> Machine:
-    """A machine the probes just assembled, its GPUs named and its torch worded in `lang`."""
+    """A machine the probes just assembled: its GPUs named, the cause of its NVIDIA status worked
+    out, and that status and its torch worded in `lang`."""
     machine = replace(machine, gpus=name_gpus(machine.gpus))
+    machine = replace(machine, nvidia=nvidia_explain.explained(machine, lang))
     if machine.torch is not None:
         machine = replace(machine, torch=worded(machine.torch, lang))
     return machine
@@ -73,7 +75,7 @@ def localize(machine: Machine, lang: str) -> Machine:
     are what was recorded: the catalog of that day named them."""
     if machine.torch is not None:
         machine = replace(machine, torch=worded(machine.torch, lang))
-    return explain.localize(machine, lang)
+    return nvidia_explain.localize(machine, lang)
 
 
 def assemble(facts: SystemFacts, nvidia: NvidiaResult, hardware: HardwareResult, lang: str,
@@ -82,11 +84,11 @@ def assemble(facts: SystemFacts, nvidia: NvidiaResult, hardware: HardwareResult,
     """wizard.probe.gather.assemble, then identified: the machine the wizard's screens read."""
     from wizard.probe.gather import assemble as assemble_facts
 
-    return identify(assemble_facts(facts, nvidia, hardware, lang, torch, benchmark, extra_notes), lang)
+    return identify(assemble_facts(facts, nvidia, hardware, torch, benchmark, extra_notes), lang)
 
 
 def gather(lang: str = "en", **options) -> Machine:
     """wizard.probe.gather.gather (every probe at once), then identified."""
     from wizard.probe import gather as probes
 
-    return identify(probes.gather(lang, **options), lang)
+    return identify(probes.gather(**options), lang)

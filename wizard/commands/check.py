@@ -68,7 +68,7 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
     from wizard.i18n import has, t
-    from wizard.probe import explain
+    from wizard import nvidia_explain
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
     from wizard.textout import gb_text, mark, safe, wrap
     from wizard.torch_lines import gpu_test_line, interpreter_line
@@ -103,7 +103,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
 
     nv = machine.nvidia
-    reason = explain.reason_of(machine)
+    reason = nvidia_explain.reason_of(machine)
     severity = "ok" if nv.status == "ok" else \
         ("info" if reason in _NOTHING_TO_FIX else "warning")
     label_key = f"check.nvidia-reason.{reason}"

@@ -1,4 +1,5 @@
-"""Run every probe at once, each bounded in time, and assemble one `Machine`.
+"""Run every probe at once, each bounded in time, and assemble one `Machine` of facts (named
+and worded afterwards by wizard.identify).
 
 The slow probes are child processes (NVML, torch) or OS tools (PowerShell, system_profiler);
 they start first and run side by side, while the fast in-process facts (sysfs, psutil) are
@@ -15,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wizard.probe import explain, nvml
+from wizard.probe import nvml
 from wizard.probe.torch import start_torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
@@ -144,7 +145,6 @@ def assemble(
     facts: SystemFacts,
     nvidia: NvidiaResult,
     hardware: HardwareResult,
-    lang: str,
     torch: TorchInfo | None = None,
     benchmark: Benchmark | None = None,
     extra_notes: tuple[ProbeNote, ...] = (),
@@ -155,13 +155,6 @@ def assemble(
         info = replace(info, driver_version=hardware.module[0])
     if hardware.module:
         info = replace(info, kernel_module=hardware.module[1])
-    scan_failed = any(n.name == "pci" and n.status == "error" for n in hardware.notes)
-    reason = explain.refine_reason(info, os_name=facts.os, chassis=hardware.chassis, gpus=gpus,
-                                   module_loaded=hardware.module is not None,
-                                   gpu_scan_failed=scan_failed)
-    info = replace(info, reason=None if info.status == "ok" else reason)
-    info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
-                                                 nvidia.note.seconds if info.status == "timeout" else None))
     # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files) or, from a
     # tampered tool or torch, escape sequences.
     return clean_strings(Machine(
@@ -186,7 +179,6 @@ def assemble(
 
 
 def gather(
-    lang: str = "en",
     *,
     python: str | None = None,
     with_torch: bool = True,
@@ -218,4 +210,4 @@ def gather(
             kill_running()
             raise
         torch_notes = (torch_note,)
-    return assemble(facts, nvidia, hardware, lang, torch_info, bench, torch_notes)
+    return assemble(facts, nvidia, hardware, torch_info, bench, torch_notes)
