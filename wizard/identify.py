@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from wizard import nvidia_explain
 from wizard.content import ContentError
 from wizard.knowledge import gpus_for_pci_id
-from wizard import nvidia_explain
 from wizard.probe.model import Gpu, Machine
 from wizard.probe.pci import names_a_laptop_part
 from wizard.torch_lines import worded
