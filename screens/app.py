@@ -281,7 +281,7 @@ class WizardApp(App[int]):
         # and in one thread: imported before it they cost start-up ~30 ms, and imported by
         # four probe threads at once they compete with the event loop four times over.
         try:
-            from wizard.probe import gather, system, torch_probe  # noqa: F401
+            from wizard.probe import gather, system, torch  # noqa: F401
         except Exception:  # each probe reports its own failure below
             pass
         for name in PROBES:

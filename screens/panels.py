@@ -157,7 +157,7 @@ def torch_check(live: Live, lang: str) -> Check:
 
 def torch_text(info: "TorchInfo", lang: str) -> str:
     try:
-        from wizard.probe.torch_probe import torch_message
+        from wizard.torch_lines import torch_message
     except ImportError:  # a build without the torch probe
         return info.message or info.status
     return torch_message(info, lang)

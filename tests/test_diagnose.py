@@ -5,8 +5,9 @@ from dataclasses import replace
 import pytest
 
 from wizard.diagnose import diagnose, hardware_findings
-from wizard.probe.explain import localize, refine_reason
-from wizard.probe.gather import HardwareResult, NvidiaResult, assemble, merge_gpus
+from wizard.identify import assemble, localize
+from wizard.nvidia_explain import refine_reason
+from wizard.probe.gather import HardwareResult, NvidiaResult, merge_gpus
 from wizard.probe.model import Gpu, Machine, NvidiaInfo, ProbeNote
 from wizard.probe.system import SystemFacts
 

@@ -18,7 +18,7 @@ from wizard.evaluate import evaluate
 from wizard.knowledge import load_knowledge
 from wizard.live import from_machine
 from wizard.machine_file import load_machine
-from wizard.probe import explain
+from wizard.identify import localize
 from wizard.report import build_report
 from wizard.textout import gb_text
 
@@ -33,7 +33,7 @@ def _texts(path: Path, lang: str) -> dict[str, str]:
     from wizard.commands.report_cmd import render_report
 
     knowledge = load_knowledge()
-    machine = explain.localize(load_machine(path, lang), lang)
+    machine = localize(load_machine(path, lang), lang)
     answers = Answers(need_gpu="yes", goal="llm-finetune", budget_amount=3000, budget_currency="USD")
     outcome = evaluate(machine, answers, knowledge, lang)
     report = build_report(answers, machine, outcome.findings, outcome.recommendation, lang)

@@ -1,5 +1,7 @@
-"""PCI display devices from a temp sysfs tree: drivers, vendors, names, and what is skipped."""
+"""PCI display devices from a temp sysfs tree: drivers, vendors, names, and what is skipped;
+and the catalog's names for them (wizard.identify), which the scan itself never reads."""
 
+from wizard.identify import name_gpus
 from wizard.probe.pci import pci_ids_name, scan_linux
 
 PCI = "sys/bus/pci/devices"
@@ -28,7 +30,11 @@ def test_nvidia_amd_intel_and_what_is_not_a_gpu(write_tree):
         f"{PCI}/0000:04:00.0/driver": "sys/bus/pci/drivers/amdgpu",
         f"{PCI}/0000:00:02.0/driver": "sys/bus/pci/drivers/i915",
     })
-    gpus, skipped = scan_linux(root)
+    scanned, skipped = scan_linux(root)
+    # The scan holds facts only: no pci.ids in this tree, so no name beyond the id.
+    raw = {g.bus_id: g for g in scanned}["0000:01:00.0"]
+    assert (raw.name, raw.compute_capability, raw.vram_gb) == ("NVIDIA GPU (device 0x1b06)", None, None)
+    gpus = name_gpus(scanned)
     by_bus = {g.bus_id: g for g in gpus}
     assert set(by_bus) == {"0000:01:00.0", "0000:02:00.0", "0000:03:00.0", "0000:04:00.0", "0000:00:02.0"}
     ti = by_bus["0000:01:00.0"]
@@ -87,6 +93,21 @@ def test_one_id_for_desktop_and_mobile_boards_is_not_a_laptop_part(write_tree):
     [gpu] = scan_linux(write_tree(files))[0]
     assert gpu.laptop is None
 
+
+
+def test_an_id_the_catalog_gives_two_models_keeps_the_name_pci_ids_gives_it(write_tree):
+    # 1002:744c is both the RX 7900 XT and XTX: naming it after either one would be a guess.
+    ids = "1002  Advanced Micro Devices, Inc. [AMD/ATI]\n\t744c  Navi 31 [Radeon RX 7900 XT/7900 XTX]\n"
+    files = device("0000:03:00.0", "0x030000", "0x1002", "0x744c") | {"usr/share/hwdata/pci.ids": ids}
+    [gpu] = name_gpus(scan_linux(write_tree(files))[0])
+    assert gpu.name == "Radeon RX 7900 XT/7900 XTX"
+
+
+def test_naming_leaves_gpus_a_driver_named_alone():
+    from wizard.probe.model import Gpu
+
+    nvml = Gpu(vendor="nvidia", name="NVIDIA GeForce GTX 1080 Ti", source="nvml", pci_id="10de:1b06")
+    assert name_gpus((nvml,)) == (nvml,)
 
 # --- the AMD GPU's ROCm target, from amdgpu's compute (KFD) topology ---------------------------
 

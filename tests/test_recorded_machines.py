@@ -14,7 +14,9 @@ import tomli_w
 from tests.realoutputs import FOLDER as REAL_OUTPUTS
 from tests.realoutputs import section, sections
 from wizard.content import content_dir
-from wizard.probe import explain, pci, windows
+from wizard import nvidia_explain as explain
+from wizard.probe import pci, windows
+from wizard.identify import name_gpus
 from wizard.probe.gather import merge_gpus
 from wizard.probe.model import Gpu, Machine, machine_from_dict, to_dict
 
@@ -444,7 +446,8 @@ LINUX_FILES = [p for p in FILES if _load(p)[1].os == "Linux"]
 @pytest.mark.parametrize("path", LINUX_FILES, ids=_ids(LINUX_FILES))
 def test_linux_gpus_are_what_the_pci_scan_and_merge_would_give(path, tmp_path):
     """Rebuild the machine's sysfs PCI tree from the fixture, scan it with the real probe, merge
-    with the NVML GPUs as gather does: the result must be the fixture's GPU list."""
+    with the NVML GPUs as gather does, name them as wizard.identify does: the result must be the
+    fixture's GPU list."""
     _, m = _load(path)
     (tmp_path / "usr/share/hwdata").mkdir(parents=True)
     (tmp_path / "usr/share/hwdata/pci.ids").write_text(_pci_ids_from_real_outputs())
@@ -465,6 +468,6 @@ def test_linux_gpus_are_what_the_pci_scan_and_merge_would_give(path, tmp_path):
 
     scanned, skipped = pci.scan_linux(tmp_path)
 
-    assert merge_gpus(nvml_gpus, scanned) == m.gpus
+    assert name_gpus(merge_gpus(nvml_gpus, scanned)) == m.gpus
     expected_detail = ("ignored: " + "; ".join(skipped)) if skipped else None
     assert (pci_note.detail if pci_note else None) == expected_detail

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from wizard.probe import _torch_child, torch_probe
+from wizard.probe import _torch_child
 from wizard.probe.model import machine_from_dict, to_dict
 from wizard.probe.runner import RunResult
-from wizard.probe.torch_probe import (
-    StaticFacts, assemble, build_of, parse_child_output, probe_torch, read_version_py, record_bytes,
-    start_torch_probe, static_torch_facts, torch_message,
-)
+from wizard.probe.torch import StaticFacts, assemble, probe_torch, start_torch_probe, static_torch_facts
+from wizard.probe.torch.child import child_source, parse_child_output
+from wizard.probe.torch.static import build_of, find_distributions, read_version_py, record_bytes
+from wizard.torch_lines import torch_message
 
 SHORT = 3.0          # the probe's own timeout in these tests
 BOUND = SHORT + 2.0  # "returns within timeout + ~1 s", with room for a slow CI machine
@@ -88,7 +88,7 @@ def test_import_error_gives_the_missing_library_line(tmp_path):
     assert info.error_line.startswith("ImportError: ")
     assert note.name == "torch" and note.status == "error"
     assert bench is None
-    assert "libcudnn.so.9" in info.message
+    assert "libcudnn.so.9" in torch_message(info, "en")
 
 
 def test_loader_error_inside_an_import_error_chain_is_found(tmp_path):
@@ -121,7 +121,7 @@ def test_illegal_instruction_says_the_processor_is_the_problem(tmp_path):
     fake_torch(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGILL)\n")
     info, _, _ = probe_torch(timeout=SHORT, extra_path=[str(tmp_path)])
     assert info.status == "crashed" and info.error_line == "SIGILL"
-    assert info.message == torch_message(info, "en") and "illegal instruction" in info.message
+    assert info.message is None and "illegal instruction" in torch_message(info, "en")
 
 
 def test_hang_on_import_times_out_within_the_bound(tmp_path):
@@ -132,7 +132,7 @@ def test_hang_on_import_times_out_within_the_bound(tmp_path):
     assert SHORT - 0.5 < elapsed < BOUND
     assert info.status == "timeout"
     assert note.status == "timeout"
-    assert f"{SHORT:g}" in info.message
+    assert f"{SHORT:g}" in torch_message(info, "en")
 
 
 def test_a_timed_out_probe_still_reports_the_no_import_facts(tmp_path):
@@ -159,7 +159,7 @@ def test_interpreter_without_torch_is_not_installed(tmp_path):
     assert info.interpreter == str(python)
     assert info.python_version == platform.python_version()
     assert note.status == "unavailable"
-    assert str(python) in info.message
+    assert str(python) in torch_message(info, "en")
 
 
 def test_missing_interpreter_is_not_installed_with_a_reason():
@@ -168,7 +168,7 @@ def test_missing_interpreter_is_not_installed_with_a_reason():
     assert time.monotonic() - start < 2
     assert info.status == "not-installed"
     assert note.status == "error"
-    assert "/no/such/python3" in info.message
+    assert "/no/such/python3" in torch_message(info, "en")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def test_fake_cuda_build_is_described_field_by_field(tmp_path):
     assert "\n" not in "".join(info.torch_warnings)
     assert bench is None
     assert note.status == "ok" and "2.6.0+cu124" in note.detail
-    assert info.message == torch_message(info, "en") and "RTX 5090" in info.message
+    assert info.message is None and "RTX 5090" in torch_message(info, "en")
 
 
 FAKE_BENCH_TORCH = """
@@ -350,7 +350,7 @@ def test_record_rows_without_size_are_measured_on_disk(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_bytes(b"x" * 1234)
     meta = write_dist(tmp_path, "pkg", "1.0", ["pkg/a.py"], sizes=False)
-    dist = torch_probe.find_distributions([str(tmp_path)])["pkg"]
+    dist = find_distributions([str(tmp_path)])["pkg"]
     expected = 1234 + (meta / "METADATA").stat().st_size + (meta / "RECORD").stat().st_size
     assert record_bytes(dist) == expected
 
@@ -449,7 +449,7 @@ def test_probe_result_round_trips_through_the_report_schema(tmp_path):
 def test_the_child_is_standalone_and_python_3_6_compatible():
     # It runs under the user's interpreter, which has no gpu-wizard and may be old: environments
     # stuck on Python 3.7 and torch 1.13 are exactly the ones that need a diagnosis.
-    source = torch_probe.child_source()
+    source = child_source()
     tree = ast.parse(source, feature_version=(3, 6))
     imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for alias in node.names}
@@ -508,7 +508,6 @@ def test_real_torch_static_facts_agree_with_the_live_ones():
 
 def test_message_does_not_call_a_gpu_usable_when_the_build_lacks_its_kernels():
     from wizard.probe.model import TorchDevice, TorchInfo
-    from wizard.probe.torch_probe import torch_message
 
     pascal = TorchInfo(status="ok", version="2.8.0+cu128", build="cuda", cuda_available=True,
                        devices=(TorchDevice("NVIDIA GeForce GTX 1080 Ti", "6.1"),),
@@ -654,7 +653,7 @@ def test_a_torch_of_the_users_own_is_reported_without_being_run(tmp_path, monkey
     assert info.status == "import-error"
     where = str(folder / shadow.split("/")[0])
     assert info.error_line.endswith(where)
-    assert info.message == f"In this folder, `import torch` loads {where}, which is not PyTorch."
+    assert torch_message(info, "en") == f"In this folder, `import torch` loads {where}, which is not PyTorch."
     assert not (folder / "RAN").exists() and not (folder / "torch" / "RAN").exists()
 
 
@@ -717,4 +716,4 @@ def test_a_program_that_only_looks_like_python_is_named_so(tmp_path):
     python = fake_python(tmp_path, "hello\n")
     info, _, _ = probe_torch(python, timeout=20)
     assert info.status == "not-installed"
-    assert "did not answer the way Python does" in info.message
+    assert "did not answer the way Python does" in torch_message(info, "en")

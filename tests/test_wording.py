@@ -105,9 +105,9 @@ def _chinese(text: str) -> bool:
 
 def _machine(path: Path, lang: str):
     from wizard.machine_file import load_machine
-    from wizard.probe import explain
+    from wizard.identify import localize
 
-    return explain.localize(load_machine(str(path), lang), lang)
+    return localize(load_machine(str(path), lang), lang)
 
 
 @pytest.mark.parametrize("path", MACHINES, ids=lambda p: p.stem)
@@ -221,7 +221,7 @@ def test_a_timed_out_torch_and_gpu_test_read_in_chinese():
 
     from wizard.diagnose_torch import torch_findings
     from wizard.probe.model import GpuTest, TorchInfo
-    from wizard.probe.torch_probe import torch_message
+    from wizard.torch_lines import torch_message
 
     hung = TorchInfo(status="timeout", error_line="no answer within 25 s")
     machine = dataclasses.replace(_machine(MACHINES[0].parent / "vm-no-gpu.toml", "zh"), torch=hung)

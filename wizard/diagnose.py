@@ -6,7 +6,7 @@ from wizard.content import ContentError
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.i18n import has, t
 from wizard.install import OVERRIDE_TARGET, rocm_gpus
-from wizard.probe import explain
+from wizard import nvidia_explain
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import gb_text
 from wizard.torch_matrix import load_matrix
@@ -47,7 +47,7 @@ def _status_text(status: str, lang: str) -> str:
 def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     found: list[Finding] = []
     nv = machine.nvidia
-    reason = explain.reason_of(machine)
+    reason = nvidia_explain.reason_of(machine)
     nvidia_gpus = machine.nvidia_gpus()
     nvml_gpus = [g for g in nvidia_gpus if g.source == "nvml"]
     first_nvidia = nvidia_gpus[0].name if nvidia_gpus else t("evidence.device.nvidia", lang)

@@ -26,7 +26,7 @@ from wizard.findings import Finding, make_finding
 from wizard.i18n import t
 from wizard.install import OVERRIDE_TARGET, TorchChoice, choose_for_machine, macos_version_of, rocm_gpus
 from wizard.probe.model import Machine, TorchInfo
-from wizard.probe.torch_probe import NOT_PYTHON
+from wizard.probe.torch import NOT_PYTHON
 from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
 from wizard.vendor_gpus import amd_gfx, hsa_override, intel_xpu_capable
 
@@ -100,7 +100,7 @@ class _Case:
     @property
     def unreachable(self) -> bool:
         """The NVIDIA GPU cannot be reached from here (container, WSL): the hardware finding says why."""
-        from wizard.probe.explain import reason_of as nvidia_reason
+        from wizard.nvidia_explain import reason_of as nvidia_reason
 
         return nvidia_reason(self.machine) in _UNREACHABLE
 

@@ -68,7 +68,7 @@ def probe_status_text(status: str, lang: str) -> str:
     return status if text == key else text
 
 
-# How a probe's run ended, as wizard/probe/runner.py and wizard/probe/torch_probe.py word it.
+# How a probe's run ended, as wizard/probe/runner.py and wizard/probe/torch/ word it.
 RUN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (key, re.compile(pattern)) for key, pattern in (
         ("no-answer", r"no answer within (?P<seconds>[\d.]+) s"),

@@ -105,12 +105,11 @@ class Live:
         With `need_torch=False` it is ready as soon as the quick probes are, so the NVIDIA
         step can explain the driver while PyTorch is still loading.
         """
-        from wizard.probe import explain
-        from wizard.probe.gather import assemble
+        from wizard.identify import assemble, localize
         from wizard.probe.model import ProbeNote
 
         if self.recorded is not None:
-            return explain.localize(self.recorded, lang)
+            return localize(self.recorded, lang)
         quick = ("system", "nvidia", "hardware")
         if not all(self.settled(name) for name in quick):
             return None
@@ -197,19 +196,20 @@ def this_machine_probes(lang: str, python: str | None = None, report_path: Path 
         return probe_nvidia()
 
     def hardware_probe() -> HardwareResult:
+        from wizard.identify import name_hardware
         from wizard.probe.gather import probe_hardware
 
-        return probe_hardware()
+        return name_hardware(probe_hardware())
 
     def torch_probe() -> TorchResult:
-        from wizard.probe.torch_probe import probe_torch
+        from wizard.probe.torch import probe_torch
 
-        return probe_torch(python, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test)
+        return probe_torch(python, benchmark=benchmark, discover=True, gpu_test=gpu_test)
 
     def torch_for(picked: str) -> TorchResult:
-        from wizard.probe.torch_probe import probe_torch
+        from wizard.probe.torch import probe_torch
 
-        return probe_torch(picked, benchmark=benchmark, lang=lang, discover=True, gpu_test=gpu_test,
+        return probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
                            source="picked")
 
     return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,

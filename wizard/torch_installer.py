@@ -281,7 +281,7 @@ def plan_for_machine(machine: Any, lang: str, *, uv: str | None = None) -> Plan:
     if source == "own":
         # No environment of the user's had torch: install into theirs, as install-torch does.
         from wizard.probe.discover import discover
-        from wizard.probe.torch_probe import static_torch_facts
+        from wizard.probe.torch import static_torch_facts
 
         target = discover().install_target()
         if target.path != python:
@@ -297,9 +297,11 @@ def verify(plan: Plan, machine: Any, lang: str, gpu_test: bool = True) -> tuple[
     from dataclasses import replace
 
     from wizard.diagnose import diagnose
-    from wizard.probe.torch_probe import probe_torch
+    from wizard.probe.torch import probe_torch
+    from wizard.torch_lines import worded
 
-    info, _, _ = probe_torch(plan.python, timeout=90, lang=lang, gpu_test=gpu_test, source=plan.source)
+    info, _, _ = probe_torch(plan.python, timeout=90, gpu_test=gpu_test, source=plan.source)
+    info = worded(info, lang)
     errors = [f for f in diagnose(replace(machine, torch=info), lang) if f.severity == "error"]
     return verdict(plan, info, errors), info, errors
 

@@ -28,7 +28,7 @@ from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
 from wizard.i18n import t
 from wizard.probe.gather import NVML_TIMEOUT
-from wizard.probe.torch_probe import DEFAULT_TIMEOUT as TORCH_TIMEOUT
+from wizard.probe.torch import DEFAULT_TIMEOUT as TORCH_TIMEOUT
 from wizard.report import VERDICTS
 
 pytestmark = pytest.mark.faults

@@ -29,19 +29,19 @@ def run(args: argparse.Namespace) -> int:
     from wizard.i18n import language_from_env
     from wizard.machine_file import MachineFileError, load_machine
     from wizard.report import redact_report
-    from wizard.probe import explain
+    from wizard.identify import localize
     from wizard.probe.model import machine_from_dict, to_dict
     from wizard.textout import clean_strings
 
     lang = args.lang or language_from_env()
     if args.machine:
         try:
-            machine = explain.localize(load_machine(args.machine, lang), lang)
+            machine = localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
     else:
-        from wizard.probe.gather import gather
+        from wizard.identify import gather
 
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
                          gpu_test=not args.no_gpu_test)
@@ -68,7 +68,7 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
     from wizard.i18n import has, t
-    from wizard.probe import explain
+    from wizard import nvidia_explain
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
     from wizard.textout import gb_text, mark, safe, wrap
     from wizard.torch_lines import gpu_test_line, interpreter_line
@@ -103,7 +103,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
 
     nv = machine.nvidia
-    reason = explain.reason_of(machine)
+    reason = nvidia_explain.reason_of(machine)
     severity = "ok" if nv.status == "ok" else \
         ("info" if reason in _NOTHING_TO_FIX else "warning")
     label_key = f"check.nvidia-reason.{reason}"

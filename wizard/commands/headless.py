@@ -88,15 +88,15 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
     recorded = getattr(args, "machine", None)
     if recorded:
         from wizard.machine_file import MachineFileError, load_machine
-        from wizard.probe import explain
+        from wizard.identify import localize
 
         try:
-            return explain.localize(load_machine(recorded), lang)
+            return localize(load_machine(recorded), lang)
         except MachineFileError as exc:
             _err(f"gpu-wizard: {exc}")
             return None
-    from wizard.probe.gather import gather
-    from wizard.probe.torch_probe import DEFAULT_TIMEOUT
+    from wizard.identify import gather
+    from wizard.probe.torch import DEFAULT_TIMEOUT
 
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))

@@ -156,9 +156,9 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
 
     from wizard.install import machine_facts, pip_for
     from wizard.probe.discover import discover
-    from wizard.probe.gather import gather
+    from wizard.identify import gather
     from wizard.probe.model import TorchInfo
-    from wizard.probe.torch_probe import static_torch_facts
+    from wizard.probe.torch import static_torch_facts
 
     found = discover(python)
     chosen = found.install_target() if for_install else found.chosen

@@ -9,7 +9,7 @@ works with are looked for in this order, and the first one that has torch is che
   --json`, only when conda is on PATH) · the Windows `py` launcher (`py -0p`) · gpu-wizard's own.
 
 When none has torch, the first working one is checked (the environment the user would install
-into). Every candidate is asked at once, in its own bounded child (`torch_probe.static_torch_facts`:
+into). Every candidate is asked at once, in its own bounded child (`wizard.probe.torch.static_torch_facts`:
 `sys.path`, version, prefix — never `import torch`); a virtualenv whose site-packages holds a torch
 folder is taken without waiting for any child, which keeps `check` as fast as before.
 """
@@ -267,7 +267,7 @@ def fast_has_torch(python: str) -> bool:
 
 
 def ask(candidate: Candidate, timeout: float = QUERY_TIMEOUT) -> Answer:
-    from wizard.probe.torch_probe import static_torch_facts
+    from wizard.probe.torch import static_torch_facts
 
     facts = static_torch_facts(candidate.path, timeout=timeout, sizes=False, background=True)
     if not facts.python_version:

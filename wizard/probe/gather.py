@@ -1,4 +1,5 @@
-"""Run every probe at once, each bounded in time, and assemble one `Machine`.
+"""Run every probe at once, each bounded in time, and assemble one `Machine` of facts (named
+and worded afterwards by wizard.identify).
 
 The slow probes are child processes (NVML, torch) or OS tools (PowerShell, system_profiler);
 they start first and run side by side, while the fast in-process facts (sysfs, psutil) are
@@ -15,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wizard.probe import explain, nvml, torch_probe
+from wizard.probe import nvml
+from wizard.probe.torch import start_torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
@@ -143,7 +145,6 @@ def assemble(
     facts: SystemFacts,
     nvidia: NvidiaResult,
     hardware: HardwareResult,
-    lang: str,
     torch: TorchInfo | None = None,
     benchmark: Benchmark | None = None,
     extra_notes: tuple[ProbeNote, ...] = (),
@@ -154,13 +155,6 @@ def assemble(
         info = replace(info, driver_version=hardware.module[0])
     if hardware.module:
         info = replace(info, kernel_module=hardware.module[1])
-    scan_failed = any(n.name == "pci" and n.status == "error" for n in hardware.notes)
-    reason = explain.refine_reason(info, os_name=facts.os, chassis=hardware.chassis, gpus=gpus,
-                                   module_loaded=hardware.module is not None,
-                                   gpu_scan_failed=scan_failed)
-    info = replace(info, reason=None if info.status == "ok" else reason)
-    info = replace(info, message=explain.message(info, lang, len(nvidia.gpus), nvidia.detail,
-                                                 nvidia.note.seconds if info.status == "timeout" else None))
     # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files) or, from a
     # tampered tool or torch, escape sequences.
     return clean_strings(Machine(
@@ -185,7 +179,6 @@ def assemble(
 
 
 def gather(
-    lang: str = "en",
     *,
     python: str | None = None,
     with_torch: bool = True,
@@ -196,8 +189,8 @@ def gather(
 ) -> Machine:
     # torch is the slowest probe (seconds of import): start it first, join it last. The
     # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
-    torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang, discover=True,
-                                              gpu_test=gpu_test, others_early=True) if with_torch else None
+    torch_job = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
+                                  others_early=True) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
@@ -217,4 +210,4 @@ def gather(
             kill_running()
             raise
         torch_notes = (torch_note,)
-    return assemble(facts, nvidia, hardware, lang, torch_info, bench, torch_notes)
+    return assemble(facts, nvidia, hardware, torch_info, bench, torch_notes)

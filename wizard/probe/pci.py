@@ -1,8 +1,9 @@
 """Display devices on the PCI bus, read from Linux sysfs: works with no driver installed.
 
 This is how gpu-wizard sees an NVIDIA card that NVML cannot (no driver, nouveau bound, a
-container started without GPU access), and AMD/Intel GPUs. Names come from our own catalog
-(content/gpus.toml), else the system's pci.ids, else a plain "NVIDIA GPU (device 0x2b85)".
+container started without GPU access), and AMD/Intel GPUs. Facts only: the name is the system's
+pci.ids', else a plain "NVIDIA GPU (device 0x2b85)"; wizard.identify names the card from our
+catalog afterwards, where the catalog knows its PCI id.
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from __future__ import annotations
 import gzip
 import re
 
-from functools import cache
 from pathlib import Path
 
-from wizard.content import ContentError, content_dir, read_toml
 from wizard.probe.model import Gpu
 
 VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
@@ -74,25 +73,19 @@ def scan_linux(root: Path = Path("/")) -> tuple[tuple[Gpu, ...], tuple[str, ...]
         except OSError:
             driver = ""
         vendor = VENDORS.get(vendor_id, "other")
-        entry = catalog_entry(pci_id)
-        name = entry["name"] if entry else pci_ids_name(vendor_id, device_id, root)
+        name = pci_ids_name(vendor_id, device_id, root)
         if not name:
             label = VENDOR_NAMES.get(vendor, f"PCI vendor 0x{vendor_id}")
             name = f"{label} GPU (device 0x{device_id})"
-        vram = _amd_vram(dev) if vendor == "amd" else None
-        if vram is None and entry and entry.get("vram_gb") and entry.get("vendor") == vendor:
-            vram = float(entry["vram_gb"])
-        laptop = True if (entry and entry.get("segment") == "laptop") or _names_a_laptop_part(name) else None
         gpus.append(Gpu(
             vendor=vendor,
             name=name,
             source="pci",
-            vram_gb=vram,
-            compute_capability=(entry or {}).get("compute_capability") if vendor == "nvidia" else None,
+            vram_gb=_amd_vram(dev) if vendor == "amd" else None,
+            laptop=True if names_a_laptop_part(name) else None,
             pci_id=pci_id,
             kernel_driver=driver,
             bus_id=dev.name.lower(),
-            laptop=laptop,
             gfx_target=targets.get(dev.name.lower()) if vendor == "amd" else None,
         ))
     return tuple(gpus), tuple(skipped)
@@ -124,7 +117,7 @@ def kfd_targets(root: Path = Path("/")) -> dict[str, str]:
     return found
 
 
-def _names_a_laptop_part(name: str) -> bool:
+def names_a_laptop_part(name: str) -> bool:
     """A mobile part by its name. pci.ids names one id's every board ("Radeon RX 6700/6700 XT/
     6750 XT / 6800M/6850M XT"): only when each of them is a mobile part is the card one."""
     return all(_LAPTOP_NAME.search(part) for part in name.split("/"))
@@ -136,26 +129,6 @@ def _amd_vram(dev: Path) -> float | None:
         return round(int(raw) / 1024**3, 2) if raw else None
     except ValueError:
         return None
-
-
-@cache
-def _catalog() -> dict[str, dict]:
-    """pci id → catalog entry; an id shared by several models maps to none of them."""
-    try:
-        data = read_toml(content_dir() / "gpus.toml")
-    except ContentError:  # names then come from pci.ids; the CLI reports the damaged file
-        return {}
-    seen: dict[str, list[dict]] = {}
-    for entry in data.get("gpu", []):
-        vendor_id = str(entry.get("pci_vendor_id", "")).removeprefix("0x").lower()
-        for dev in entry.get("pci_device_ids", []):
-            key = f"{vendor_id}:{str(dev).removeprefix('0x').lower()}"
-            seen.setdefault(key, []).append(entry)
-    return {key: entries[0] for key, entries in seen.items() if len(entries) == 1}
-
-
-def catalog_entry(pci_id: str) -> dict | None:
-    return _catalog().get(pci_id.lower())
 
 
 def pci_ids_name(vendor_id: str, device_id: str, root: Path = Path("/")) -> str | None:

@@ -2,7 +2,8 @@
 
 NVML alone says "library not found" on a Mac, in a container without GPU access, on a PC whose
 NVIDIA card has no driver, and on a laptop with no NVIDIA card at all: four different stories.
-The PCI scan, the chassis and the loaded kernel module tell them apart.
+The PCI scan, the chassis and the loaded kernel module tell them apart. The probes
+(wizard.probe) only gather those facts; wizard.identify applies this to a machine they assembled.
 """
 
 from __future__ import annotations
@@ -88,12 +89,25 @@ def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
              error=detail or info.status)
 
 
-def localize(machine: Machine, lang: str) -> Machine:
-    """Explain a recorded machine's NVIDIA and torch status again in `lang`."""
-    if machine.torch is not None:
-        from wizard.probe.torch_probe import torch_message
+def explained(machine: Machine, lang: str) -> NvidiaInfo:
+    """The NVIDIA facts of a machine the probes just assembled, with their cause and its sentence.
 
-        machine = replace(machine, torch=replace(machine.torch, message=torch_message(machine.torch, lang)))
+    What the NVML helper said in words (its error, why it crashed) is the nvml probe note's
+    detail; how long it was waited for, that note's seconds."""
+    info = machine.nvidia
+    scan_failed = any(p.name == "pci" and p.status == "error" for p in machine.probes)
+    reason = refine_reason(info, os_name=machine.os, chassis=machine.chassis, gpus=machine.gpus,
+                           module_loaded=info.kernel_module is not None, gpu_scan_failed=scan_failed)
+    info = replace(info, reason=None if info.status == "ok" else reason)
+    note = next((p for p in machine.probes if p.name == "nvml"), None)
+    seconds = note.seconds if note is not None and info.status == "timeout" else None
+    count = sum(1 for g in machine.gpus if g.source == "nvml")
+    return replace(info, message=message(info, lang, count, (note.detail if note else None) or "", seconds))
+
+
+def localize(machine: Machine, lang: str) -> Machine:
+    """Explain a recorded machine's NVIDIA status again in `lang` (wizard.identify.localize
+    words its torch too)."""
     info = machine.nvidia
     if info.status != "ok" and info.reason is None:
         info = replace(info, reason=reason_of(machine))  # a report from before reasons were kept

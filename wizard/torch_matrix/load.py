@@ -1,25 +1,21 @@
-"""The torch / CUDA / driver matrix from content/torch_matrix.toml, checked at load.
-
-A wrong fact here becomes a wrong `pip install` line on a student's machine, so loading is
-strict: every entry is checked for type, range and cross-references (a build naming an unknown
-variant, a source id nobody defined, a release list out of order), and every problem raises
-`KnowledgeError` naming the file, the entry and the field. Unknown fields are errors too.
-
-Also here: the two compatibility rules everything else applies,
-* `arch_support(arch_list, cc)`: does a build's compiled GPU code run on compute capability cc;
-* `driver_at_least(driver, floor)`: NVIDIA driver version comparison.
-"""
+"""Reading content/torch_matrix.toml, strictly: every entry is checked for type, range and
+cross-references (a build naming an unknown variant, a source id nobody defined, a release list
+out of order); every problem raises `KnowledgeError` naming the file, the entry and the field.
+Unknown fields are errors too."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.knowledge import KnowledgeError
+from wizard.torch_matrix.model import (
+    ArchSet, Build, LegacyCuda, MacIntel, Release, SizeFact, Source, TorchMatrix, Variant,
+)
+from wizard.torch_matrix.rules import arch_cc, driver_at_least, version_tuple
 
 FILE = "torch_matrix.toml"
 SCHEMA = "gpu-wizard/torch-matrix/1"
@@ -27,7 +23,6 @@ PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64")
 VARIANT_KINDS = ("cuda", "rocm", "xpu", "cpu")
 DEFAULT_PLATFORMS = {"cuda": ("linux-x86_64", "windows-x86_64"), "xpu": ("linux-x86_64", "windows-x86_64"),
                      "rocm": ("linux-x86_64",), "cpu": ()}
-INDEX_BASE = "https://download.pytorch.org/whl/"
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _PY = re.compile(r"^3\.\d{1,2}$")
@@ -37,272 +32,6 @@ _ARCH = re.compile(r"^(sm|compute)_\d{2,3}[af]?$")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 _CUDA = re.compile(r"^\d{2}\.\d$")
 _MACOS = re.compile(r"^\d{2}\.\d$")
-
-
-# ---------------------------------------------------------------------------------------------
-# Compatibility rules
-
-
-def parse_cc(text: str) -> tuple[int, int] | None:
-    """ "8.6" → (8, 6); None for anything else."""
-    match = re.fullmatch(r"\s*(\d{1,2})\.(\d)\s*", str(text))
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def _arch_cc(entry: str) -> tuple[str, int, int, bool] | None:
-    match = re.fullmatch(r"(sm|compute)_(\d+)(\d)([af]?)", entry)
-    if not match:
-        return None
-    return match.group(1), int(match.group(2)), int(match.group(3)), bool(match.group(4))
-
-
-def arch_support(arch_list: tuple[str, ...] | list[str], cc: str | tuple[int, int]) -> str | None:
-    """How a build with `arch_list` runs on compute capability `cc`.
-
-    "sass": compiled code for it (sm_XY runs on X.Z when Z >= Y; sm_XYa/f only on X.Y itself);
-    "ptx": only through the driver compiling PTX (compute_XY, any cc >= X.Y): slow first start;
-    None: no kernels for this GPU ("no kernel image is available for execution on the device").
-    """
-    target = parse_cc(cc) if isinstance(cc, str) else cc
-    if target is None:
-        return None
-    major, minor = target
-    ptx = False
-    for entry in arch_list:
-        parsed = _arch_cc(str(entry))
-        if parsed is None:
-            continue
-        kind, a_major, a_minor, specific = parsed
-        if kind == "sm":
-            if a_major == major and (a_minor == minor if specific else a_minor <= minor):
-                return "sass"
-        elif (a_major, a_minor) <= (major, minor):
-            ptx = True
-    return "ptx" if ptx else None
-
-
-def sm_name(cc: str) -> str:
-    parsed = parse_cc(cc)
-    return f"sm_{parsed[0]}{parsed[1]}" if parsed else str(cc)
-
-
-def driver_tuple(version: str) -> tuple[int, ...] | None:
-    parts = re.findall(r"\d+", str(version))
-    if not parts or not re.match(r"^\s*\d", str(version)):
-        return None
-    return tuple(int(p) for p in parts[:3])
-
-
-def driver_at_least(driver: str, floor: str) -> bool:
-    have, need = driver_tuple(driver), driver_tuple(floor)
-    if have is None or need is None:
-        return False
-    width = max(len(have), len(need))
-    return have + (0,) * (width - len(have)) >= need + (0,) * (width - len(need))
-
-
-def version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version.split("+")[0])[:3])
-
-
-# ---------------------------------------------------------------------------------------------
-# Records
-
-
-@dataclass(frozen=True)
-class Source:
-    id: str
-    title: str
-    url: str
-    checked: str
-
-
-@dataclass(frozen=True)
-class ArchSet:
-    name: str
-    sm: tuple[str, ...]
-    ptx: tuple[str, ...]
-    source: tuple[str, ...]
-    note: str = ""
-
-    @property
-    def arch_list(self) -> tuple[str, ...]:
-        return self.sm + self.ptx
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    kind: str
-    source: tuple[str, ...]
-    cuda: str | None = None
-    toolkit: str | None = None
-    linux_compat: str | None = None
-    windows_compat: str | None = None
-    linux_toolkit: str | None = None
-    windows_toolkit: str | None = None
-    rocm: str | None = None
-    gfx: tuple[str, ...] = ()
-    note: str = ""
-    unconfirmed: tuple[str, ...] = ()
-
-    @property
-    def index_url(self) -> str:
-        return INDEX_BASE + self.name
-
-    def compat_floor(self, os_name: str) -> str | None:
-        return (self.windows_compat if os_name == "windows" else self.linux_compat) or None
-
-    def toolkit_floor(self, os_name: str) -> str | None:
-        return (self.windows_toolkit if os_name == "windows" else self.linux_toolkit) or None
-
-
-@dataclass(frozen=True)
-class Build:
-    release: str
-    variant: Variant
-    arch: ArchSet | None
-    platforms: tuple[str, ...]
-    source: tuple[str, ...]
-    experimental: bool = False
-    confirmed: bool = True
-    note: str = ""
-
-    @property
-    def arch_list(self) -> tuple[str, ...]:
-        return self.arch.arch_list if self.arch else ()
-
-
-@dataclass(frozen=True)
-class Release:
-    version: str
-    released: str
-    python_min: str
-    python_max: str
-    pypi_linux_default: str
-    builds: tuple[Build, ...]
-    source: tuple[str, ...]
-    note: str = ""
-    unconfirmed: tuple[str, ...] = ()
-    macos_min: str | None = None        # the oldest macOS its Mac wheels install on
-    mps_macos_min: str | None = None    # the oldest macOS on which it uses the Apple GPU (MPS)
-    pypi_aarch64_default: str | None = None  # what plain PyPI gives on Linux aarch64 ("cpu", "cu130")
-
-    def pypi_default(self, platform: str) -> str | None:
-        """The build a plain `pip install torch==X` (PyPI or a PyPI mirror) takes on `platform`:
-        a CUDA variant on Linux (x86_64; aarch64 from 2.11), "cpu" on Windows, "mps" on a Mac;
-        None where the table does not say."""
-        if platform == "linux-x86_64":
-            return self.pypi_linux_default
-        if platform == "linux-aarch64":
-            return self.pypi_aarch64_default
-        if platform == "windows-x86_64":
-            return "cpu"
-        if platform == "macos-arm64":
-            return "mps"
-        return None
-
-    @property
-    def series(self) -> str:
-        return ".".join(self.version.split(".")[:2])
-
-    def supports_python(self, python: str) -> bool:
-        have = version_tuple(python)[:2]
-        return version_tuple(self.python_min)[:2] <= have <= version_tuple(self.python_max)[:2]
-
-
-@dataclass(frozen=True)
-class MacIntel:
-    last_version: str
-    python_min: str
-    python_max: str
-    source: tuple[str, ...]
-    note: str = ""
-    unconfirmed: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SizeFact:
-    build: str
-    torch_version: str
-    platform: str
-    download_mb: float
-    installed_mb: float
-    source: tuple[str, ...]
-    torch_download_mb: float | None = None
-    libraries_download_mb: float | None = None
-    torch_installed_mb: float | None = None
-    libraries_installed_mb: float | None = None
-    largest_libraries: tuple[str, ...] = ()
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class LegacyCuda:
-    """A CUDA version from before minor-version compatibility: its exact driver floor."""
-
-    cuda: str
-    linux: str
-    windows: str
-    source: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TorchMatrix:
-    checked: str
-    newest: str
-    sources: dict[str, Source]
-    arch_sets: dict[str, ArchSet]
-    variants: dict[str, Variant]
-    releases: tuple[Release, ...]          # newest first
-    cpu_platforms: tuple[str, ...]
-    cpu_source: tuple[str, ...]
-    macos_intel: MacIntel
-    sizes: tuple[SizeFact, ...]
-    legacy_cuda: tuple[LegacyCuda, ...] = ()
-    python_last: dict[str, str] = field(default_factory=dict)   # Python "3.8" → last torch "2.4.1"
-
-    def release(self, version: str) -> Release | None:
-        wanted = version_tuple(version)[:2]
-        return next((r for r in self.releases if version_tuple(r.version)[:2] == wanted), None)
-
-    @property
-    def choosable(self) -> tuple[Release, ...]:
-        newest = version_tuple(self.newest)
-        return tuple(r for r in self.releases if version_tuple(r.version) <= newest)
-
-    def size(self, build: str) -> SizeFact | None:
-        return next((s for s in self.sizes if s.build == build), None)
-
-    def driver_floor(self, cuda_version: str | None, os_name: str) -> str | None:
-        """The oldest NVIDIA driver that runs a torch built with `cuda_version` ("12.8").
-
-        A variant in the matrix knows its own floor; CUDA 11.1 and newer otherwise share their
-        major's minor-version-compatibility floor; older CUDA needs its exact version's driver.
-        """
-        if not cuda_version:
-            return None
-        variant = self.variants.get("cu" + cuda_version.replace(".", ""))
-        if variant is not None and variant.kind == "cuda":
-            return variant.compat_floor(os_name)
-        legacy = next((c for c in self.legacy_cuda if c.cuda == cuda_version), None)
-        if legacy is not None:
-            return legacy.windows if os_name == "windows" else legacy.linux
-        major = version_tuple(cuda_version)[0]
-        same_major = [v for v in self.variants.values()
-                      if v.kind == "cuda" and v.cuda and version_tuple(v.cuda)[0] == major]
-        floors = [v.compat_floor(os_name) for v in same_major if v.compat_floor(os_name)]
-        return min(floors, key=driver_tuple) if floors else None
-
-    @property
-    def python_range(self) -> tuple[str, str]:
-        lows = [r.python_min for r in self.choosable]
-        highs = [r.python_max for r in self.choosable]
-        return min(lows, key=version_tuple), max(highs, key=version_tuple)
-
-
-# ---------------------------------------------------------------------------------------------
-# Loading
 
 
 @cache
@@ -471,7 +200,7 @@ class _Reader:
             self.fields(label, entry, {"sm", "source"}, {"ptx", "note"})
             sm = self.texts(label, entry, "sm", re.compile(r"^sm_\d{2,3}[af]?$"), "like sm_86", True)
             ptx = self.texts(label, entry, "ptx", re.compile(r"^compute_\d{2,3}$"), "like compute_120")
-            ordered = sorted(sm, key=lambda a: _arch_cc(a)[1:3])
+            ordered = sorted(sm, key=lambda a: arch_cc(a)[1:3])
             if list(sm) != ordered:
                 raise self.fail(label, "sm", "must be in ascending order")
             out[name] = ArchSet(name, sm, ptx, self.sources(label, entry), entry.get("note", ""))

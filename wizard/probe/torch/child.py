@@ -1,0 +1,96 @@
+"""The live half: the child process that imports torch in the chosen interpreter, and the
+checks its answer must pass before anything downstream reads it.
+
+The child's source is `wizard/probe/_torch_child.py`, sent as `-c`: it runs in the user's
+Python (3.8 and up), so it imports nothing of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from wizard.probe import _torch_child
+from wizard.probe.model import MAX_ITEMS, TorchInfo, fits
+
+
+@cache
+def child_source() -> str:
+    return Path(_torch_child.__file__).read_text(encoding="utf-8")
+
+
+def child_env(extra_path: list[str] | None = None) -> dict[str, str]:
+    """The user's own environment, so the child sees the torch they would see; plus test paths."""
+    env = dict(os.environ)
+    if extra_path:
+        parts = list(extra_path) + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        env["PYTHONPATH"] = os.pathsep.join(parts)
+    env["PYTHONIOENCODING"] = "utf-8"
+    env.pop("PYTHONSTARTUP", None)
+    # macOS framework builds leak this into children, which then believe they are the venv.
+    env.pop("__PYVENV_LAUNCHER__", None)
+    return env
+
+
+def parse_child_output(stdout: str) -> dict | None:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(_torch_child.MARKER):
+            try:
+                data = json.loads(line[len(_torch_child.MARKER):])
+            except (ValueError, RecursionError):
+                return None
+            return _sane(data) if isinstance(data, dict) else None
+    return None
+
+
+# What each key of the child's answer must be. Anything can print a line that starts with our
+# marker (a wrapper script, a tampered sitecustomize): a value of another type is dropped, so
+# nothing downstream meets a number where it expects text.
+_CHILD_TYPES: dict[str, Any] = {
+    "status": str, "error_line": str, "describe_error": str, "version": str, "cuda": str,
+    "hip": str, "xpu": str, "mps_built": bool, "cuda_available": bool, "mps_available": bool,
+    "xpu_available": bool, "device_count": int, "devices": list, "arch_list": list,
+    "python_version": str, "machine": str, "cpu_capability": str, "warnings": list,
+    "gpu_tests": list, "visible_devices": dict, "location": str, "import_seconds": (int, float),
+    "benchmark": dict, "threads": int, "stopped": str,
+}
+_CHILD_TEXT_LIMIT = 2000
+
+
+def _sane(data: dict) -> dict | None:
+    if data.get("status") not in ("ok", "not-installed", "import-error"):
+        return None
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        kind = _CHILD_TYPES.get(key)
+        if kind is None or isinstance(value, bool) != (kind is bool) or not isinstance(value, kind):
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < 2**31:
+            continue
+        out[key] = value[:_CHILD_TEXT_LIMIT] if isinstance(value, str) else value
+    for key in ("cuda", "hip", "xpu"):
+        if key in out and not fits(TorchInfo, "cuda_version", out[key]):
+            del out[key]
+    if "python_version" in out and not fits(TorchInfo, "python_version", out["python_version"]):
+        del out["python_version"]
+    for key in ("arch_list", "warnings"):
+        if key in out:
+            out[key] = [v[:200] for v in out[key] if isinstance(v, str)][:MAX_ITEMS]
+    for key in ("devices", "gpu_tests"):
+        if key in out:
+            out[key] = [v for v in out[key] if isinstance(v, dict)][:MAX_ITEMS]
+    if "visible_devices" in out:
+        out["visible_devices"] = {k: v[:200] for k, v in out["visible_devices"].items()
+                                  if isinstance(k, str) and isinstance(v, str)}
+    return out
+
+
+def last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
