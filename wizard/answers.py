@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from wizard.probe.model import type_name
+from wizard.schema import type_name
 
 NEED_GPU = ("yes", "no", "unsure")
 HAS_NVIDIA = ("yes", "no", "unsure")

@@ -21,7 +21,7 @@ from wizard.content import ContentError, content_dir, read_toml
 from wizard.market import (
     CONDITIONS, MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc, round_converted,
 )
-from wizard.probe.model import type_name
+from wizard.schema import type_name
 
 GPU_FILE = "gpus.toml"
 GOALS_FILE = "goals.toml"

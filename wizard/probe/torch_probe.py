@@ -34,9 +34,8 @@ from pathlib import Path
 from wizard.evidence import run_text
 from wizard.i18n import t
 from wizard.probe import _torch_child
-from wizard.probe.model import (
-    MAX_ITEMS, Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo, fits,
-)
+from wizard.probe.model import Benchmark, GpuTest, OtherPython, ProbeNote, TorchDevice, TorchInfo
+from wizard.schema import MAX_ITEMS, fits
 from wizard.probe.runner import RunResult, neutral_cwd, run_bounded
 
 DEFAULT_TIMEOUT = 25.0
