@@ -39,6 +39,10 @@ MAX_TEXT = 10_000
 _MAX_INT = 2**53
 _MAX_FLOAT = 1e15
 
+# Forms more than one kind of file uses: finding, goal, platform and market ids; currency codes.
+KEBAB_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+CURRENCY_CODE = r"[A-Z]{3}"
+
 
 def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
          like: str | None = None, what: str | None = None, low: float | None = None,
@@ -53,7 +57,7 @@ def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
     blank: content text may be empty. key: the file's key when it is not the field's name.
     read: False for a field the reader fills in itself, never read from the file.
     """
-    out: dict[str, Any] = {"choices": choices, "pattern": pattern, "like": like, "what": what,
+    out: dict[str, Any] = {"choices": choices, "pattern": re.compile(pattern) if pattern else None, "like": like, "what": what,
                            "low": low, "high": high, "max_items": max_items, "items": items,
                            "blank": blank, "key": key, "read": read}
     # Only what was given: 0 is a bound (`low=0`), not an absent one.
@@ -185,54 +189,90 @@ def check_record(cls: type, data: Any, profile: Profile, path: tuple[Any, ...] =
 _MISSING = object()
 
 
+@dataclass(frozen=True)
+class _Field:
+    """One field as the reader walks it, worked out once per record class."""
+
+    name: str
+    key: str              # its key in the file
+    rules: dict[str, Any]
+    required: bool        # no default: missing is a problem (or None, when it may be None)
+    optional: bool        # `X | None`
+    shape: str            # "value", "list" or "record"
+    kind: Any             # str, int, float, bool, number (float | int), or the record class
+    item: Any = None      # a list's entry: a value kind or a record class
+
+
+_NUMBER = "number"   # `float | int`: a number, kept as written
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(cls: type) -> tuple[_Field, ...]:
+    out = []
+    for f in dataclasses.fields(cls):
+        if not f.metadata.get("read", True):
+            continue
+        tp = record_types(cls)[f.name]
+        optional = _optional(tp)
+        if optional:
+            tp = _without_none(tp)
+        shape, item = "value", None
+        if typing.get_origin(tp) is tuple:
+            shape, item = "list", _value_kind(typing.get_args(tp)[0])
+        elif dataclasses.is_dataclass(tp):
+            shape = "record"
+        out.append(_Field(f.name, f.metadata.get("key", f.name), dict(f.metadata),
+                          f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+                          optional, shape, tp if shape != "value" else _value_kind(tp), item))
+    return tuple(out)
+
+
+def _value_kind(tp: Any) -> Any:
+    if dataclasses.is_dataclass(tp) or tp in (str, int, float, bool):
+        return tp
+    if typing.get_origin(tp) in _UNIONS and set(typing.get_args(tp)) == {int, float}:
+        return _NUMBER
+    raise TypeError(f"no rule for values of type {tp!r}")  # a bug in a declaration, not input
+
+
 def _record(cls: type, data: Any, profile: Profile, path: tuple[Any, ...], problems: list[Problem],
             given: dict[str, Any] | None) -> Any:
     if not isinstance(data, dict):
         problems.append(Problem(path, profile.wrong_type("a table", data)))
         return None
     before = len(problems)
-    fields = [f for f in dataclasses.fields(cls) if f.metadata.get("read", True)]
+    plan = _plan(cls)
     if profile.unknown_keys:
-        keys = {f.metadata.get("key", f.name) for f in fields}
+        keys = {f.key for f in plan}
         problems += [Problem(path + (key,), "unknown field (a typo?)") for key in data if key not in keys]
-    hints = record_types(cls)
     values: dict[str, Any] = {}
-    for f in fields:
-        key = f.metadata.get("key", f.name)
-        raw = data.get(key, _MISSING)
+    for f in plan:
+        raw = data.get(f.key, _MISSING)
         if raw is _MISSING:
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if required and not _optional(hints[f.name]):
-                problems.append(Problem(path + (key,), profile.missing))
-            elif required:
+            if f.required and not f.optional:
+                problems.append(Problem(path + (f.key,), profile.missing))
+            elif f.required:
                 values[f.name] = None
             continue
-        values[f.name] = _value(hints[f.name], f.metadata, raw, profile, path + (key,), problems)
+        if raw is None and f.optional:
+            values[f.name] = None
+        elif f.shape == "list":
+            values[f.name] = _list(f.item, f.rules, raw, profile, path + (f.key,), problems)
+        elif f.shape == "record":
+            values[f.name] = _record(f.kind, raw, profile, path + (f.key,), problems, {})
+        else:
+            reason = _scalar(f.kind, f.rules, raw, profile)
+            if reason:
+                problems.append(Problem(path + (f.key,), reason))
+            elif f.kind is float and not profile.keep_numbers:
+                raw = float(raw)
+            values[f.name] = raw
     if len(problems) > before or given is None:
         return None
     return cls(**values, **given)
 
 
-def _value(tp: Any, rules: Any, raw: Any, profile: Profile, path: tuple[Any, ...],
-           problems: list[Problem]) -> Any:
-    if _optional(tp):
-        if raw is None:
-            return None
-        tp = _without_none(tp)
-    if typing.get_origin(tp) is tuple:
-        return _list(typing.get_args(tp)[0], rules, raw, profile, path, problems)
-    if dataclasses.is_dataclass(tp):
-        return _record(tp, raw, profile, path, problems, {})
-    reason = scalar_reason(tp, rules, raw, profile)
-    if reason:
-        problems.append(Problem(path, reason))
-        return None
-    if tp is float and not profile.keep_numbers:
-        return float(raw)
-    return raw
-
-
-def _list(item_type: Any, rules: Any, raw: Any, profile: Profile, path: tuple[Any, ...],
+def _list(item: Any, rules: dict[str, Any], raw: Any, profile: Profile, path: tuple[Any, ...],
           problems: list[Problem]) -> tuple[Any, ...]:
     if not isinstance(raw, list):
         problems.append(Problem(path, profile.wrong_type("a list", raw)))
@@ -244,33 +284,35 @@ def _list(item_type: Any, rules: Any, raw: Any, profile: Profile, path: tuple[An
     if profile.non_empty and not raw:
         problems.append(Problem(path, "must not be an empty list"))
         return ()
-    if dataclasses.is_dataclass(item_type):
-        return tuple(_record(item_type, entry, profile, path + (position,), problems, {})
+    if dataclasses.is_dataclass(item):
+        return tuple(_record(item, entry, profile, path + (position,), problems, {})
                      for position, entry in enumerate(raw))
     item_rules = rules.get("items", {})
     out = []
     for position, entry in enumerate(raw):
-        reason = scalar_reason(item_type, item_rules, entry, profile)
+        reason = _scalar(item, item_rules, entry, profile)
         if reason:
             problems.append(profile.item_problem(path, position, reason))
             continue
-        out.append(float(entry) if item_type is float and not profile.keep_numbers else entry)
+        out.append(float(entry) if item is float and not profile.keep_numbers else entry)
     return tuple(out)
 
 
 def scalar_reason(tp: Any, rules: Any, raw: Any, profile: Profile = SHARED) -> str | None:
     """What is wrong with one value that should be text, a number, a whole number or
     true/false under `rules`; None when nothing is."""
-    number = tp in (int, float) or _number_union(tp)
-    kind = float if number and tp is not int else tp
+    return _scalar(_value_kind(tp), rules, raw, profile)
+
+
+def _scalar(kind: Any, rules: Any, raw: Any, profile: Profile) -> str | None:
     if kind is bool:
         if not isinstance(raw, bool):
             return profile.wrong_type("true or false", raw)
         return None
-    if number:
+    if kind in (int, float, _NUMBER):
         allowed = (int,) if kind is int else (int, float)
         if isinstance(raw, bool) or not isinstance(raw, allowed):
-            return profile.wrong_type(_KINDS[kind], raw)
+            return profile.wrong_type(_KINDS[kind] if kind is int else "a number", raw)
         # A whole number with hundreds of digits cannot even become a float: check its size first.
         limit = _MAX_INT if kind is int else _MAX_FLOAT
         if (isinstance(raw, int) and abs(raw) >= limit) or not math.isfinite(raw) or abs(raw) >= limit:
@@ -291,11 +333,11 @@ def scalar_reason(tp: Any, rules: Any, raw: Any, profile: Profile = SHARED) -> s
         if allowed is not None and raw not in allowed:
             return f"{shown(raw)} is not one of {', '.join(allowed)}"
         pattern = rules.get("pattern")
-        if pattern is not None and not re.fullmatch(pattern, raw):
+        if pattern is not None and not pattern.fullmatch(raw):
             what = rules.get("what") if profile is CONTENT or not rules.get("like") else None
             return f"{shown(raw)} is not {what}" if what else f"{shown(raw)} is not like {rules['like']!r}"
         return None
-    raise TypeError(f"no rule for values of type {tp!r}")  # a bug in a declaration, not input
+    raise TypeError(f"no rule for values of type {kind!r}")  # a bug in a declaration, not input
 
 
 def fits(cls: type, name: str, value: Any) -> bool:
@@ -347,8 +389,3 @@ def _optional(tp: Any) -> bool:
 def _without_none(tp: Any) -> Any:
     inner = tuple(a for a in typing.get_args(tp) if a is not type(None))
     return inner[0] if len(inner) == 1 else Union[inner]
-
-
-def _number_union(tp: Any) -> bool:
-    """`float | int`: a number, kept as written."""
-    return typing.get_origin(tp) in _UNIONS and set(typing.get_args(tp)) == {int, float}
