@@ -129,7 +129,9 @@ class Profile:
 
 
 def _content_range(value: Any, low: Any, high: Any) -> str:
-    return f"{value} is outside {_number(low if low is not None else -math.inf)}..{_number(high if high is not None else math.inf)}"
+    if low is not None and high is not None:
+        return f"{value} is outside {_number(low)}..{_number(high)}"
+    return f"{value} is below {_number(low)}" if low is not None else f"{value} is above {_number(high)}"
 
 
 def _shared_range(value: Any, low: Any, high: Any) -> str:
