@@ -57,9 +57,11 @@ def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
     blank: content text may be empty. key: the file's key when it is not the field's name.
     read: False for a field the reader fills in itself, never read from the file.
     """
-    out: dict[str, Any] = {"choices": choices, "pattern": re.compile(pattern) if pattern else None, "like": like, "what": what,
-                           "low": low, "high": high, "max_items": max_items, "items": items,
-                           "blank": blank, "key": key, "read": read}
+    out: dict[str, Any] = {
+        "choices": choices, "pattern": re.compile(pattern) if pattern else None, "like": like,
+        "what": what, "low": low, "high": high, "max_items": max_items, "items": items,
+        "blank": blank, "key": key, "read": read,
+    }
     # Only what was given: 0 is a bound (`low=0`), not an absent one.
     return {name: value for name, value in out.items()
             if value is not None and (value is not False or name == "read")}
