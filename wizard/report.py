@@ -627,8 +627,8 @@ def load_report(path: Path | str, knowledge: Any = None) -> dict[str, Any]:
 # The report's records, declared once (wizard.schema): the [machine] table is wizard.probe.model's
 # Machine, the [answers] table wizard.answers' own rules; the rest is declared here.
 
-from wizard.probe.model import Machine  # noqa: E402  (this section's own imports)
-from wizard.schema import SHARED, Problem, check_record, rule, shown  # noqa: E402
+from wizard.probe.model import Machine  # noqa: E402  (here, not at the top: the validator is one piece)
+from wizard.schema import SHARED, check_record, rule, shown  # noqa: E402
 
 
 @dataclasses.dataclass(frozen=True)
@@ -692,7 +692,7 @@ def validate_report(data: Any, knowledge: Any = None) -> list[str]:
     if schema is None:
         return ["schema: missing (this is not a gpu-wizard report)"]
     if not isinstance(schema, str):
-        return [Problem(("schema",), SHARED.wrong_type("text", schema)).dotted()]
+        return [f"schema: {SHARED.wrong_type('text', schema)}"]
     if schema != SCHEMA:
         if schema.startswith(SCHEMA_PREFIX):
             return [f"schema: {shown(schema)} is a version this gpu-wizard does not read "

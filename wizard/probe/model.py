@@ -1,9 +1,11 @@
 """The one snapshot of a machine that probes produce and everything else reads.
 
 Frozen dataclasses mirror the report's `[machine]` table (README.md, "The report format"). `to_dict` drops
-unknown values (None) so absent facts stay absent in TOML; `from_dict` checks types and enum
-values and names the key path of every problem, so a hand-edited or hostile `--machine`
-file fails with a clear message instead of a traceback deep inside the advice code.
+unknown values (None) so absent facts stay absent in TOML. Each field's rules (closed sets,
+forms like "8.6", never-negative sizes) sit in its metadata, and `machine_from_dict` reads a
+table through wizard.schema, naming the key path of every problem: a hand-edited or hostile
+`--machine` file fails where it is read, with a clear message, instead of a traceback deep
+inside the advice code.
 """
 
 from __future__ import annotations
