@@ -354,11 +354,6 @@ def fits(cls: type, name: str, value: Any) -> bool:
     return scalar_reason(tp, f.metadata, value) is None
 
 
-def choices(cls: type, name: str) -> tuple[str, ...]:
-    """The closed set of words field `name` of `cls` allows."""
-    return next(f for f in dataclasses.fields(cls) if f.name == name).metadata["choices"]
-
-
 # ------------------------------------------------------------------------- types ---
 
 @functools.lru_cache(maxsize=None)
