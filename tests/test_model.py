@@ -91,3 +91,16 @@ def test_one_problem_per_value_and_no_negative_sizes():
     assert [p for p in problems if "vendor" in p] == ["machine.gpus[0].vendor: expected text, got a whole number"]
     assert any("machine.gpus[0].vram_gb" in p and "negative" in p for p in problems)
     assert any("machine.ram_gb" in p and "negative" in p for p in problems)
+
+
+def test_sizes_in_a_list_are_never_negative_either():
+    data = base() | {"torch": {"status": "ok", "libraries": ["nvidia-cudnn-cu12"], "library_sizes_mb": [-1.0]}}
+    assert problems(data) == ["machine.torch.library_sizes_mb[0]: -1.0 is negative"]
+
+
+def test_a_form_is_checked_wherever_the_field_is():
+    data = base()
+    data["torch"] = {"status": "ok", "devices": [{"name": "x", "capability": "banana"}]}
+    data["gpus"] = [{"vendor": "nvidia", "name": "x", "source": "nvml", "compute_capability": "banana"}]
+    assert problems(data) == ["machine.gpus[0].compute_capability: 'banana' is not like '8.6'",
+                              "machine.torch.devices[0].capability: 'banana' is not like '8.6'"]

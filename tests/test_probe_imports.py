@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = ROOT / "wizard" / "probe"
 PROBE_FILES = sorted(PROBE.rglob("*.py"))
 
-# What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said.
-ALLOWED = ("wizard.probe", "wizard.textout")
+# What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said,
+# and the record declarations (wizard.schema: types and ranges, no data and no advice).
+ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema")
 
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from wizard import schema
 from wizard.probe import model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,4 +96,4 @@ def test_the_checker_sees_what_3_9_cannot_run():
     ("TorchInfo | None", typing.Optional[model.TorchInfo]),
 ])
 def test_model_annotations_resolve_without_the_310_union_operator(annotation, expected):
-    assert model._resolve(annotation) == expected
+    assert schema._resolve(annotation, vars(model)) == expected

@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from wizard.probe.model import type_name
+from wizard.schema import SHARED, check_record, rule, shown, type_name
 
 NEED_GPU = ("yes", "no", "unsure")
 HAS_NVIDIA = ("yes", "no", "unsure")
@@ -29,11 +29,15 @@ _FALLBACK_MAX_BUDGET = {"USD": 1_000_000, "CNY": 7_100_000}
 
 @dataclass(frozen=True)
 class Answers:
-    need_gpu: str = "unsure"
-    has_nvidia: str = "unsure"
-    form_factor: str = "unsure"
-    # None: the user did not say ("unsure"); 0: nothing to spend.
-    budget_amount: float | int | None = None
+    """The answers, and the `[answers]` table's rules (wizard.schema). Which currencies and
+    goals exist, and so how large a budget may be, is the content's to say: answers_problems."""
+
+    need_gpu: str = field(default="unsure", metadata=rule(choices=NEED_GPU))
+    has_nvidia: str = field(default="unsure", metadata=rule(choices=HAS_NVIDIA))
+    form_factor: str = field(default="unsure", metadata=rule(choices=FORM_FACTORS))
+    # None: the user did not say ("unsure"); 0: nothing to spend. Checked by _budget_problems:
+    # its limit depends on the currency.
+    budget_amount: float | int | None = field(default=None, metadata=rule(read=False))
     budget_currency: str = "USD"
     goal: str = DEFAULT_GOAL
 
@@ -92,16 +96,19 @@ def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) ->
     """Every problem with an `[answers]` table, each prefixed with its key path."""
     if not isinstance(data, dict):
         return [f"{path}: expected a table, got {type_name(data)}"]
+    declared: dict[str, list[str]] = {}
+    for problem in check_record(Answers, data, SHARED, (path,)):
+        declared.setdefault(problem.path[-1], []).append(problem.dotted())
     problems: list[str] = []
-    for key, allowed in (("need_gpu", NEED_GPU), ("has_nvidia", HAS_NVIDIA),
-                         ("form_factor", FORM_FACTORS)):
-        if key in data:
-            problems += _enum_problem(data[key], allowed, f"{path}.{key}")
+    for key in ("need_gpu", "has_nvidia", "form_factor"):
+        problems += declared.get(key, [])
     known_currencies = currencies(knowledge)
     currency = data.get("budget_currency", "USD")
-    currency_ok = not _enum_problem(currency, known_currencies, "")
-    if "budget_currency" in data:
-        problems += _enum_problem(currency, known_currencies, f"{path}.budget_currency")
+    currency_ok = currency in known_currencies
+    if "budget_currency" in declared:
+        problems += declared["budget_currency"]
+    elif "budget_currency" in data and not currency_ok:
+        problems.append(f"{path}.budget_currency: {shown(currency)} is not one of {', '.join(known_currencies)}")
     if "budget_amount" in data:
         problems += _budget_problems(data["budget_amount"], currency if currency_ok else "USD",
                                      f"{path}.budget_amount", knowledge)
@@ -111,15 +118,15 @@ def answers_problems(data: Any, path: str = "answers", knowledge: Any = None) ->
                             "or as budget_amount, not both")
         else:
             problems += _budget_text_problems(data, currency if currency_ok else "USD", path, knowledge)
-    if "goal" in data:
+    if "goal" in declared:
+        problems += declared["goal"]
+    elif "goal" in data:
         goal = data["goal"]
         ids = goal_ids(knowledge)
-        if not isinstance(goal, str):
-            problems.append(f"{path}.goal: expected text, got {type_name(goal)}")
-        elif ids is not None and goal not in ids:
-            problems.append(f"{path}.goal: {_show(goal)} is not a known goal; use one of {', '.join(ids)}")
+        if ids is not None and goal not in ids:
+            problems.append(f"{path}.goal: {shown(goal)} is not a known goal; use one of {', '.join(ids)}")
         elif ids is None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", goal):
-            problems.append(f"{path}.goal: {_show(goal)} is not a goal id (lower-case words joined by -)")
+            problems.append(f"{path}.goal: {shown(goal)} is not a goal id (lower-case words joined by -)")
     return problems
 
 
@@ -151,14 +158,6 @@ def unknown_answer_keys(data: Any) -> list[str]:
         return []
     known = {"need_gpu", "has_nvidia", "form_factor", "budget", "budget_amount", "budget_currency", "goal"}
     return sorted(k for k in data if k not in known)
-
-
-def _enum_problem(value: Any, allowed: tuple[str, ...], path: str) -> list[str]:
-    if not isinstance(value, str):
-        return [f"{path}: expected text, got {type_name(value)}"]
-    if value not in allowed:
-        return [f"{path}: {_show(value)} is not one of {', '.join(allowed)}"]
-    return []
 
 
 def _budget_problems(value: Any, currency: str, path: str, knowledge: Any) -> list[str]:
@@ -199,15 +198,11 @@ def _budget_text_problems(data: dict[str, Any], currency: str, path: str, knowle
     if isinstance(reading, str):
         from wizard.i18n import t
 
-        return [f"{path}.budget: {_show(value)}: {t(reading, 'en')}"]
+        return [f"{path}.budget: {shown(value)}: {t(reading, 'en')}"]
     if "budget_currency" in data and reading.currency != currency:
-        return [f"{path}.budget: {_show(value)} is in {reading.currency}, but budget_currency "
+        return [f"{path}.budget: {shown(value)} is in {reading.currency}, but budget_currency "
                 f"says {currency}"]
     return []
-
-
-def _show(value: str) -> str:
-    return repr(value if len(value) <= 40 else value[:40] + "…")
 
 
 # ---------------------------------------------------------------- budget typed in the UI ---

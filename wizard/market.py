@@ -7,21 +7,29 @@ Specs live in the catalog; prices live here because they age in months, not year
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from wizard.schema import CURRENCY_CODE, KEBAB_ID, rule
 
 MARKET_FILE = "market.toml"
 MARKET_SCHEMA = "gpu-wizard/market/1"
 CONDITIONS = ("new", "used")
 
+# The fields' rules, as content/market.toml must hold them (wizard.schema reads the file).
+_MARKET_ID = rule(pattern=KEBAB_ID, what="a market id like us or cn")
+_CURRENCY = rule(pattern=CURRENCY_CODE, what="a three-letter currency code like CNY")
+_AMOUNT = rule(low=1, high=10_000_000)
+_MONTH = rule(pattern=r"\d{4}-\d{2}(-\d{2})?", what="a month like 2026-01")
+
 
 @dataclass(frozen=True)
 class Market:
-    id: str               # "us", "cn" (mainland China)
-    currency: str
+    id: str = field(metadata=_MARKET_ID)   # "us", "cn" (mainland China)
+    currency: str = field(metadata=_CURRENCY)
     name_en: str
     name_zh: str
     # Where a converted price may come from when this market has none of its own.
-    convert_from: str | None = None
+    convert_from: str | None = field(default=None, metadata=rule(pattern=KEBAB_ID, what="a market id like us"))
 
     def name(self, lang: str) -> str:
         return self.name_zh if lang == "zh" else self.name_en
@@ -30,13 +38,13 @@ class Market:
 @dataclass(frozen=True)
 class MarketPrice:
     gpu: str
-    market: str
-    currency: str
-    condition: str        # CONDITIONS
-    amount: float         # the upper end of what the source reports
-    date: str             # "2026-01"
+    market: str = field(metadata=_MARKET_ID)
+    currency: str = field(metadata=_CURRENCY)
+    condition: str = field(metadata=rule(choices=CONDITIONS))
+    amount: float = field(metadata=_AMOUNT)   # the upper end of what the source reports
+    date: str = field(metadata=_MONTH)        # "2026-01"
     source: str
-    low: float | None = None
+    low: float | None = field(default=None, metadata=_AMOUNT)
     note: str = ""
 
 
@@ -44,12 +52,12 @@ class MarketPrice:
 class RestOfPc:
     """The cost of a desktop PC without its GPU, in one market."""
 
-    market: str
-    currency: str
-    amount: float
-    date: str
+    market: str = field(metadata=_MARKET_ID)
+    currency: str = field(metadata=_CURRENCY)
+    amount: float = field(metadata=_AMOUNT)
+    date: str = field(metadata=_MONTH)
     source: str
-    low: float | None = None
+    low: float | None = field(default=None, metadata=_AMOUNT)
     note: str = ""
 
 

@@ -1,21 +1,21 @@
 """The one snapshot of a machine that probes produce and everything else reads.
 
 Frozen dataclasses mirror the report's `[machine]` table (README.md, "The report format"). `to_dict` drops
-unknown values (None) so absent facts stay absent in TOML; `from_dict` checks types and enum
-values and names the key path of every problem, so a hand-edited or hostile `--machine`
-file fails with a clear message instead of a traceback deep inside the advice code.
+unknown values (None) so absent facts stay absent in TOML. Each field's rules (closed sets,
+forms like "8.6", never-negative sizes) sit in its metadata, and `machine_from_dict` reads a
+table through wizard.schema, naming the key path of every problem: a hand-edited or hostile
+`--machine` file fails where it is read, with a clear message, instead of a traceback deep
+inside the advice code.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
-import re
-import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
+
+from wizard.schema import SHARED, RecordError, read_record, record_types, rule
 
 OS_NAMES = ("Linux", "Windows", "Darwin")
 CHASSIS = ("desktop", "laptop", "server", "vm", "container", "wsl", "unknown")
@@ -35,20 +35,18 @@ PROBE_STATUSES = ("ok", "unavailable", "timeout", "error", "skipped")
 
 
 def _enum(values: tuple[str, ...]) -> dict[str, Any]:
-    return {"enum": values}
+    return rule(choices=values)
 
 
 def _like(pattern: str, example: str) -> dict[str, Any]:
     """A text field with a form (a compute capability "8.6"): what reads it relies on that form,
     so a file that breaks it fails validation, naming the key, instead of crashing a reader."""
-    return {"pattern": pattern, "example": example}
+    return rule(pattern=pattern, like=example)
 
 
-def fits(cls: type, name: str, value: Any) -> bool:
-    """Whether `value` has the form field `name` of `cls` requires (its pattern), for data from
-    a child process, which the same rules as a file must hold."""
-    pattern = next(f for f in dataclasses.fields(cls) if f.name == name).metadata.get("pattern")
-    return not pattern or (isinstance(value, str) and re.fullmatch(pattern, value) is not None)
+# Sizes, counts and speeds: a negative one is a hand-edited (or broken) file.
+_SIZE = rule(low=0)
+_SIZES = rule(items=rule(low=0))
 
 
 _CC = r"\d{1,2}\.\d"
@@ -75,8 +73,8 @@ class Gpu:
     vendor: str = field(metadata=_enum(GPU_VENDORS))
     name: str
     source: str = field(metadata=_enum(GPU_SOURCES))
-    vram_gb: float | None = None
-    vram_free_gb: float | None = None
+    vram_gb: float | None = field(default=None, metadata=_SIZE)
+    vram_free_gb: float | None = field(default=None, metadata=_SIZE)
     compute_capability: str | None = field(default=None, metadata=_like(_CC, "8.6"))
     pci_id: str | None = field(default=None, metadata=_like(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}", "10de:2684"))
     kernel_driver: str | None = None
@@ -84,7 +82,7 @@ class Gpu:
     uuid: str | None = None  # identifying: removed from redacted reports
     laptop: bool | None = None  # a mobile part (Laptop GPU, Max-Q, ...M)
     unified_memory: bool | None = None  # Apple Silicon / iGPU: shares system RAM
-    gpu_cores: int | None = None
+    gpu_cores: int | None = field(default=None, metadata=_SIZE)
     gfx_target: str | None = field(default=None, metadata=_like(r"gfx[0-9a-f]{3,4}", "gfx1030"))  # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
 
 
@@ -92,7 +90,7 @@ class Gpu:
 class TorchDevice:
     name: str
     capability: str | None = field(default=None, metadata=_like(_CC + r"|gfx[0-9a-f]{3,4}", "8.6"))
-    memory_gb: float | None = None
+    memory_gb: float | None = field(default=None, metadata=_SIZE)
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ class GpuTest:
     status: str = field(metadata=_enum(GPU_TEST_STATUSES))
     name: str | None = None
     error_line: str | None = None    # the key line when it failed
-    seconds: float | None = None
+    seconds: float | None = field(default=None, metadata=_SIZE)
 
 
 @dataclass(frozen=True)
@@ -126,12 +124,12 @@ class TorchInfo:
     xpu_version: str | None = None
     cuda_available: bool | None = None
     mps_available: bool | None = None
-    device_count: int | None = None
+    device_count: int | None = field(default=None, metadata=_SIZE)
     devices: tuple[TorchDevice, ...] = ()
     arch_list: tuple[str, ...] = ()
-    install_size_mb: float | None = None
-    torch_size_mb: float | None = None
-    libraries_size_mb: float | None = None
+    install_size_mb: float | None = field(default=None, metadata=_SIZE)
+    torch_size_mb: float | None = field(default=None, metadata=_SIZE)
+    libraries_size_mb: float | None = field(default=None, metadata=_SIZE)
     message: str | None = None
     # The probed interpreter may not be the one running gpu-wizard (`--python`).
     python_version: str | None = field(default=None, metadata=_like(_PYTHON, "3.12.4"))
@@ -144,7 +142,7 @@ class TorchInfo:
     # The GPU runtime packages torch brought (nvidia-*, cuda-*, triton), largest first;
     # `library_sizes_mb[i]` belongs to `libraries[i]`.
     libraries: tuple[str, ...] = ()
-    library_sizes_mb: tuple[float, ...] = ()
+    library_sizes_mb: tuple[float, ...] = field(default=(), metadata=_SIZES)
     interpreter_source: str | None = field(default=None, metadata=_enum(INTERPRETER_SOURCES))
     other_pythons: tuple[OtherPython, ...] = ()
     gpu_tests: tuple[GpuTest, ...] = ()
@@ -156,16 +154,16 @@ class TorchInfo:
 
 @dataclass(frozen=True)
 class Benchmark:
-    cpu_gflops: float
-    matrix_size: int
+    cpu_gflops: float = field(metadata=_SIZE)
+    matrix_size: int = field(metadata=_SIZE)
     dtype: str
-    gpu_tflops: float | None = None
-    gpu_matrix_size: int | None = None
+    gpu_tflops: float | None = field(default=None, metadata=_SIZE)
+    gpu_matrix_size: int | None = field(default=None, metadata=_SIZE)
     gpu_backend: str | None = None     # "cuda" (also ROCm) | "mps" | "xpu"
     gpu_name: str | None = None
     gpu_error: str | None = None       # why the GPU run failed, e.g. "no kernel image is available"
-    cpu_threads: int | None = None
-    seconds: float | None = None
+    cpu_threads: int | None = field(default=None, metadata=_SIZE)
+    seconds: float | None = field(default=None, metadata=_SIZE)
 
 
 @dataclass(frozen=True)
@@ -174,7 +172,7 @@ class ProbeNote:
 
     name: str
     status: str = field(metadata=_enum(PROBE_STATUSES))
-    seconds: float | None = None
+    seconds: float | None = field(default=None, metadata=_SIZE)
     detail: str | None = None
 
 
@@ -185,10 +183,10 @@ class Machine:
     arch: str
     python_version: str
     cpu_model: str
-    cpu_cores: int | None
-    cpu_threads: int | None
-    ram_gb: float | None
-    disk_free_gb: float | None
+    cpu_cores: int | None = field(metadata=_SIZE)
+    cpu_threads: int | None = field(metadata=_SIZE)
+    ram_gb: float | None = field(metadata=_SIZE)
+    disk_free_gb: float | None = field(metadata=_SIZE)
     chassis: str = field(metadata=_enum(CHASSIS))
     nvidia: NvidiaInfo
     chassis_evidence: tuple[str, ...] = ()
@@ -226,50 +224,11 @@ def to_dict(obj: Any) -> Any:
 
 
 def machine_from_dict(data: Any, path: str = "machine") -> Machine:
-    problems: list[str] = []
-    machine = _build(Machine, data, path, problems)
-    if problems:
-        raise MachineFormatError(problems)
-    return machine
-
-
-_MISSING = object()
-
-
-def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
-    if not isinstance(data, dict):
-        problems.append(f"{path}: expected a table, got {type_name(data)}")
-        return None
-    hints = _type_hints(cls)
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        key_path = f"{path}.{f.name}"
-        raw = data.get(f.name, _MISSING)
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        if raw is _MISSING:
-            if required and not _allows_none(hints[f.name]):
-                problems.append(f"{key_path}: missing")
-            elif required:
-                kwargs[f.name] = None
-            continue
-        before = len(problems)
-        value = _convert(hints[f.name], raw, key_path, problems)
-        if len(problems) > before:  # one problem per value: a wrong type is enough said
-            continue
-        allowed = f.metadata.get("enum")
-        pattern = f.metadata.get("pattern")
-        if allowed and value is not None and value not in allowed:
-            problems.append(f"{key_path}: {value!r} is not one of {', '.join(allowed)}")
-        elif pattern and isinstance(value, str) and not re.fullmatch(pattern, value):
-            shown = value if len(value) <= 24 else value[:20] + "…"
-            problems.append(f"{key_path}: {shown!r} is not like {f.metadata['example']!r}")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0 \
-                and f.name.endswith(_NEVER_NEGATIVE):
-            problems.append(f"{key_path}: {value!r} is negative")
-        kwargs[f.name] = value
-    if problems:
-        return None
-    return cls(**kwargs)
+    """A `[machine]` table as a Machine; MachineFormatError naming every bad key otherwise."""
+    try:
+        return read_record(Machine, data, SHARED, (path,))
+    except RecordError as exc:
+        raise MachineFormatError([problem.dotted() for problem in exc.problems]) from None
 
 
 def field_kind(cls: type, name: str) -> tuple[str, type | None]:
@@ -279,9 +238,9 @@ def field_kind(cls: type, name: str) -> tuple[str, type | None]:
     for f in dataclasses.fields(cls):
         if f.name != name:
             continue
-        if "enum" in f.metadata or "pattern" in f.metadata:
+        if "choices" in f.metadata or "pattern" in f.metadata:
             return "fixed", None
-        tp = _type_hints(cls)[name]
+        tp = record_types(cls)[name]
         for candidate in (tp, *typing.get_args(tp)):
             for inner in (candidate, *typing.get_args(candidate)):
                 if dataclasses.is_dataclass(inner):
@@ -295,112 +254,5 @@ def schema_words() -> frozenset[str]:
     words = set()
     for cls in (Machine, NvidiaInfo, Gpu, TorchInfo, TorchDevice, GpuTest, OtherPython, ProbeNote):
         for f in dataclasses.fields(cls):
-            words.update(str(v).lower() for v in f.metadata.get("enum", ()))
+            words.update(str(v).lower() for v in f.metadata.get("choices", ()))
     return frozenset(words)
-
-
-@functools.cache
-def _type_hints(cls: type) -> dict[str, Any]:
-    # Resolving the string annotations compiles each one: once per class, not once per table
-    # read (summarizing a class of 200 reports spent most of its time here).
-    return {f.name: _resolve(f.type) if isinstance(f.type, str) else f.type for f in dataclasses.fields(cls)}
-
-
-def _resolve(annotation: str) -> Any:
-    """ "int | None" → Optional[int], evaluated in this module.
-
-    `typing.get_type_hints` evaluates "X | None" with the `|` operator, which types only have
-    from Python 3.10 on; lab servers run 3.9. Each side of a top-level `|` is evaluated alone."""
-    parts = [part.strip() for part in annotation.split("|")]
-    if any(part.count("[") != part.count("]") for part in parts):
-        parts = [annotation]  # a `|` inside brackets: not ours to split
-    resolved = tuple(eval(part, globals()) for part in parts)  # our own annotations, never input
-    return resolved[0] if len(resolved) == 1 else Union[resolved]
-
-
-# Sizes, counts and speeds: a negative one is a hand-edited (or broken) file.
-_NEVER_NEGATIVE = ("_gb", "_gflops", "_tflops", "_count", "_cores", "_threads", "_mb", "seconds",
-                   "matrix_size")
-
-
-def _allows_none(tp: Any) -> bool:
-    return _is_union(tp) and type(None) in typing.get_args(tp)
-
-
-# `int | None` made at run time is types.UnionType from Python 3.10 on; before, only Union exists.
-_UNIONS = (Union, getattr(types, "UnionType", Union))
-
-
-def _is_union(tp: Any) -> bool:
-    return typing.get_origin(tp) in _UNIONS
-
-
-# No machine has more GPUs, probes or warnings than this; a file with thousands is not one we
-# wrote, and every reader would have to draw them all.
-MAX_ITEMS = 64
-
-
-def _convert(tp: Any, raw: Any, path: str, problems: list[str]) -> Any:
-    if _is_union(tp):
-        inner = [a for a in typing.get_args(tp) if a is not type(None)]
-        if raw is None:
-            return None
-        return _convert(inner[0], raw, path, problems)
-    origin = typing.get_origin(tp)
-    if origin is tuple:
-        if not isinstance(raw, list):
-            problems.append(f"{path}: expected a list, got {type_name(raw)}")
-            return ()
-        if len(raw) > MAX_ITEMS:
-            problems.append(f"{path}: {len(raw)} entries, more than any machine has (at most {MAX_ITEMS})")
-            return ()
-        item_type = typing.get_args(tp)[0]
-        return tuple(_convert(item_type, v, f"{path}[{i}]", problems) for i, v in enumerate(raw))
-    if dataclasses.is_dataclass(tp):
-        return _build(tp, raw, path, problems)
-    if tp in (bool, int, float, str):
-        problem = scalar_problem(tp, raw, path)
-        if problem:
-            problems.append(problem)
-            return raw
-        return float(raw) if tp is float else raw
-    raise TypeError(f"unsupported field type {tp!r} at {path}")  # a bug in this module, not input
-
-
-def scalar_problem(kind: type, raw: Any, path: str) -> str | None:
-    """What is wrong with one TOML value that should be `kind` (bool/int/float/str), or None.
-
-    One set of rules for every file we read: no true/false where a number belongs, no
-    infinite or absurd numbers, no megabyte of text in one field.
-    """
-    if kind is bool:
-        return None if isinstance(raw, bool) else f"{path}: expected true or false, got {type_name(raw)}"
-    if kind in (int, float):
-        allowed = (int,) if kind is int else (int, float)
-        if isinstance(raw, bool) or not isinstance(raw, allowed):
-            expected = "a whole number" if kind is int else "a number"
-            return f"{path}: expected {expected}, got {type_name(raw)}"
-        limit = 2**53 if kind is int else 1e15
-        # A whole number with hundreds of digits cannot even become a float: check its size first.
-        if (isinstance(raw, int) and abs(raw) >= limit) or (isinstance(raw, float) and not math.isfinite(raw)) \
-                or abs(raw) >= limit:
-            shown = str(raw) if len(str(raw)) <= 24 else str(raw)[:20] + "…"
-            return f"{path}: number {shown} is out of range"
-        return None
-    if kind is str:
-        if not isinstance(raw, str):
-            return f"{path}: expected text, got {type_name(raw)}"
-        if len(raw) > 10_000:
-            return f"{path}: text is {len(raw)} characters long (at most 10000)"
-        return None
-    raise TypeError(f"no scalar rule for {kind!r}")  # a bug in the caller, not input
-
-
-def type_name(raw: Any) -> str:
-    """How a TOML value's type reads in an error message for a person."""
-    import datetime as dt
-
-    return {
-        dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
-        float: "a number", dt.datetime: "a date-time", dt.date: "a date", dt.time: "a time",
-    }.get(type(raw), type(raw).__name__)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from wizard.probe import _torch_child
-from wizard.probe.model import MAX_ITEMS, TorchInfo, fits
+from wizard.probe.model import TorchInfo
+from wizard.schema import MAX_ITEMS, fits
 
 
 @cache
