@@ -94,7 +94,7 @@ def test_the_headless_run_refuses_the_file_and_writes_no_report(tmp_path, capsys
 
 @pytest.mark.parametrize("where, value, key", BAD_VALUES, ids=IDS)
 def test_the_wizard_refuses_the_file_before_any_screen(tmp_path, capsys, monkeypatch, where, value, key):
-    import wizard.app
+    import screens.app
     from wizard.commands import wizard_main
 
     def no_screen(*_args, **_kwargs):
@@ -102,22 +102,22 @@ def test_the_wizard_refuses_the_file_before_any_screen(tmp_path, capsys, monkeyp
 
     # As if run in a terminal: the refusal must come from the file, not from a missing terminal.
     monkeypatch.setattr(wizard_main, "refuse_without_terminal", lambda lang: False)
-    monkeypatch.setattr(wizard.app, "make_app", no_screen)
+    monkeypatch.setattr(screens.app, "make_app", no_screen)
     path = bad_machine(tmp_path, where, value)
     assert main(["--machine", str(path), "--lang", "en"]) == 2
     one_line_naming(capsys, key)
 
 
 def test_run_app_itself_returns_2_for_a_bad_machine(tmp_path, capsys, monkeypatch):
-    import wizard.app
+    import screens.app
     from wizard.commands import wizard_main
 
     monkeypatch.setattr(wizard_main, "refuse_without_terminal", lambda lang: False)
-    monkeypatch.setattr(wizard.app, "make_app", lambda *a, **k: pytest.fail("opened the UI"))
+    monkeypatch.setattr(screens.app, "make_app", lambda *a, **k: pytest.fail("opened the UI"))
     path = bad_machine(tmp_path, ("gpus", 0, "compute_capability"), "banana")
     args = argparse.Namespace(machine=str(path), lang="en", report=None, python=None,
                               no_gpu_test=False, no_redact=False)
-    assert wizard.app.run_app(args) == 2
+    assert screens.app.run_app(args) == 2
     assert "'banana' is not like" in one_line_naming(capsys, "machine.gpus[0].compute_capability")
 
 
