@@ -6,7 +6,8 @@ import dataclasses
 import os
 import re
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
 ASCII_MARKS = {"ok": "[ok]", "info": "[i]", "warning": "[!]", "error": "[x]", "pending": "[..]"}
@@ -164,7 +165,8 @@ def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
     # A command split over two lines gets pasted half: keep each one whole (on a line of its own
     # when it does not fit), even past the width.
     text = _COMMAND.sub(lambda m: m.group(0).replace(" ", _GLUE), text)
-    tokens = re.findall(r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]|\S+?(?=[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f])|\S+|\s+", text)
+    wide = r"[\u2e80-\u9fff\uff00-\uffef\u3000-\u303f]"
+    tokens = re.findall(rf"{wide}|\S+?(?={wide})|\S+|\s+", text)
     lines: list[str] = []
     current = " " * indent
     limit = width
