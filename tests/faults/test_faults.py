@@ -20,9 +20,24 @@ import pynvml
 import pytest
 
 from tests.faults.harness import (
-    EXIT_MARK, FAKE_NVML, FAKE_TORCH, MACHINES, ROOT, Case, Outcome, TuiCase, base_env, command,
-    run_case, snapshot, terminal_problems, tui_available, tui_shell, wizard_process,
-    common_problems, TALLY,
+    EXIT_MARK,
+    FAKE_NVML,
+    FAKE_TORCH,
+    MACHINES,
+    ROOT,
+    TALLY,
+    Case,
+    Outcome,
+    TuiCase,
+    base_env,
+    command,
+    common_problems,
+    run_case,
+    snapshot,
+    terminal_problems,
+    tui_available,
+    tui_shell,
+    wizard_process,
 )
 from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
