@@ -23,7 +23,6 @@ from tests.faults.harness import (
     EXIT_MARK,
     FAKE_NVML,
     FAKE_TORCH,
-    MACHINES,
     ROOT,
     TALLY,
     Case,
@@ -39,6 +38,7 @@ from tests.faults.harness import (
     tui_shell,
     wizard_process,
 )
+from tests.recorded import machine_path
 from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
 from wizard.i18n import t
@@ -51,7 +51,7 @@ pytestmark = pytest.mark.faults
 NVIDIA_STATUSES = {"ok", "no-library", "no-driver", "no-device", "version-mismatch",
                    "no-permission", "timeout", "error"}
 TORCH_STATUSES = {"ok", "not-installed", "import-error", "crashed", "timeout"}
-LAPTOP = str(MACHINES / "laptop-4060.toml")
+LAPTOP = str(machine_path("laptop-4060"))
 
 
 def write_answers(folder: Path) -> None:
