@@ -32,9 +32,8 @@ import tomllib
 from pathlib import Path
 
 from benchmarks.harness import Figure, compare, print_table
+from tests.recorded import MACHINE_FILES
 
-ROOT = Path(__file__).resolve().parent.parent
-MACHINES = ROOT / "tests" / "machines"
 TARGET_S = 0.5          # "well under a second"
 FLOOR = "floor: tomllib reads the files"
 START = "python -c pass"
@@ -61,7 +60,7 @@ def generate(folder: Path, count: int = 200) -> list[Path]:
     knowledge = load_knowledge()
     goals = [g for g in _GOALS if g in knowledge.goal_ids] or list(knowledge.goal_ids)
     machines = []
-    for path in sorted(MACHINES.glob("*.toml")):
+    for path in MACHINE_FILES:
         with path.open("rb") as fh:
             machines.append(machine_from_dict(tomllib.load(fh)["machine"]))
     cache: dict[tuple, tuple] = {}

@@ -17,7 +17,6 @@ import asyncio
 import datetime as dt
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):   # run as a file: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-MACHINES = ROOT / "tests" / "machines"
 DEFAULT_OUT = ROOT / "docs" / "screenshots"
 SIZE = (80, 24)
-ORDER = ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save")
 
 # What the screenshots pretend: a fixed time and folders that are never written to.
 NOW = dt.datetime(2026, 11, 30, 12, 0, 0)
@@ -40,7 +37,7 @@ REPORT = "gpu-report-20261130-120000.toml"
 class Shot:
     lang: str
     machine: str        # a file in tests/machines, without .toml
-    step: str           # the step shown (see ORDER)
+    step: str           # the step shown (one of screens.step.STEPS)
     budget: str = "800"
 
 
@@ -57,60 +54,14 @@ SHOTS = {
 
 # ------------------------------------------------------------------------- driving ---
 
-async def _until(pilot, predicate, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}; screen is {pilot.app.screen!r}")
-        await pilot.pause(0.01)
-
-
-async def _at_step(pilot, step: str) -> None:
-    screen = lambda: pilot.app.screen  # noqa: E731
-    await _until(pilot, lambda: getattr(screen(), "STEP", None) == step and screen().is_mounted,
-                 what=f"step {step}")
-    await pilot.pause()
-
-
-async def _type(pilot, text: str) -> None:
-    from textual.widgets import Input
-
-    field = pilot.app.screen.query_one("#amount", Input)
-    field.focus()
-    field.value = ""
-    for ch in text:
-        await pilot.press(ch)
-
-
 async def _walk(pilot, shot: Shot) -> None:
     """From the welcome screen to `shot.step`, answering as a user who accepts what the wizard
     detected: needs a GPU, the detected NVIDIA and form factor, a budget, the suggested goal."""
-    for step in ORDER[: ORDER.index(shot.step)]:
-        await _at_step(pilot, step)
-        if step == "welcome":
-            await pilot.press("enter")
-        elif step == "need_gpu":
-            await _choose(pilot, "yes")
-        elif step == "budget":
-            await _type(pilot, shot.budget)
-            await pilot.press("enter")
-        else:   # accept what is marked (detected or suggested) and go on
-            await pilot.press("ctrl+n")
-    await _at_step(pilot, shot.step)
+    from tests.pilot import to_step, type_budget
+
+    await to_step(pilot, shot.step, budget=shot.budget, timeout=20.0)
     if shot.step == "budget":
-        await _type(pilot, shot.budget)
-
-
-async def _choose(pilot, value: str) -> None:
-    from screens.widgets import Choices
-
-    choices = pilot.app.screen.query_one("#answer", Choices)
-    target = choices.values.index(value)
-    for _ in range(len(choices.values) + 1):
-        if choices.highlighted == target:
-            break
-        await pilot.press("down" if (choices.highlighted or 0) < target else "up")
-    await pilot.press("enter")
+        await type_budget(pilot, shot.budget, timeout=20.0)
 
 
 async def _steady(pilot) -> None:
@@ -123,10 +74,10 @@ async def _steady(pilot) -> None:
 
 
 async def _shoot(name: str, shot: Shot) -> str:
+    from tests.recorded import machine
     from screens.app import make_app
-    from wizard.machine_file import load_machine
 
-    app = make_app(shot.lang, machine=load_machine(MACHINES / f"{shot.machine}.toml"),
+    app = make_app(shot.lang, machine=machine(shot.machine),
                    report_path=REPORT, now=lambda: NOW, cwd=FOLDER, home=FOLDER,
                    ascii_marks=False)
     async with app.run_test(size=SIZE) as pilot:

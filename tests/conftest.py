@@ -4,8 +4,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.recorded import MACHINES
+
+__all__ = ["MACHINES", "ROOT", "run_cli"]
+
 ROOT = Path(__file__).resolve().parent.parent
-MACHINES = Path(__file__).parent / "machines"
+
+
+@pytest.fixture
+def quiet_terminal(monkeypatch):
+    """Keep the developer's locale and colour settings out of what the app shows."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
 
 
 @pytest.fixture

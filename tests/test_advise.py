@@ -3,16 +3,14 @@
 import dataclasses
 import re
 import tomllib
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wizard.advise import (
-    PICK_SEGMENTS, Recommendation, advise, gpu_candidates, rank_platforms,
-)
+from tests.recorded import MACHINE_FILES, machine_path
+from wizard.advise import PICK_SEGMENTS, Recommendation, advise, gpu_candidates, rank_platforms
 from wizard.answers import Answers
 from wizard.diagnose import diagnose
 from wizard.findings import Finding
@@ -20,13 +18,11 @@ from wizard.knowledge import load_knowledge
 from wizard.probe.model import Gpu, Machine, NvidiaInfo, TorchInfo, machine_from_dict
 from wizard.report import VERDICTS
 
-MACHINES_DIR = Path(__file__).parent / "machines"
-MACHINE_FILES = sorted(MACHINES_DIR.glob("*.toml"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def load(name: str) -> Machine:
-    with (MACHINES_DIR / f"{name}.toml").open("rb") as fh:
+    with machine_path(name).open("rb") as fh:
         return machine_from_dict(tomllib.load(fh)["machine"])
 
 
@@ -266,11 +262,18 @@ def test_prices_say_their_kind_and_date(knowledge):
 def test_platforms_are_ranked_for_the_region(knowledge):
     goal = knowledge.goal("learning")
     cn = rank_platforms(knowledge, goal, "zh", region_cn=True)
-    assert cn[0].id != "colab" and not knowledge.platform(cn[0].id).needs_vpn_from_cn
-    vpn = [i for i, p in enumerate(cn) if knowledge.platform(p.id).needs_vpn_from_cn]
-    direct = [i for i, p in enumerate(cn) if knowledge.platform(p.id).cn_access == "direct"]
-    assert max(direct) < min(vpn) or any(knowledge.platform(cn[i].id).kind == "paid" for i in direct
-                                         if i > min(vpn))
+    ranked = [knowledge.platform(p.id) for p in cn]
+    # From mainland China, of the platforms that fit the goal: those reachable without a VPN
+    # first, the free ones of them first, and of those the ones known to be reachable directly.
+    fits = [p for p in ranked if p.max_vram_gb >= goal.min_vram_gb]
+    assert ranked[:len(fits)] == fits, [p.id for p in ranked]
+    reachable = [p for p in fits if not p.needs_vpn_from_cn]
+    assert reachable and fits[:len(reachable)] == reachable, [p.id for p in fits]
+    assert any(p.needs_vpn_from_cn for p in fits)        # else the line above says nothing
+    free = [p for p in reachable if p.kind != "paid"]
+    assert free and reachable[:len(free)] == free, [p.id for p in reachable]
+    access = [["direct", "slow", "unknown"].index(p.cn_access) for p in free]
+    assert access == sorted(access) and access[0] == 0
     world = rank_platforms(knowledge, goal, "en", region_cn=False)
     assert knowledge.platform(world[0].id).region == "global"
     assert any("VPN" in p.why for p in cn if knowledge.platform(p.id).needs_vpn_from_cn)

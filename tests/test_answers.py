@@ -185,10 +185,24 @@ def test_the_budget_box_uses_the_data_caps(knowledge):
     assert parse_budget(f"{cap + 1} USD", knowledge=knowledge) == "advice.budget.too-large"
 
 
-@given(st.text(max_size=40))
+# Any text, and text shaped like a budget (where the amount checks are reached).
+TYPED = st.one_of(st.text(max_size=40),
+                  st.from_regex(r"[-$¥]?[0-9]{1,13}([.,][0-9]{1,3})?\s?(k|w|万|千|usd|cny)?", fullmatch=True))
+
+
+@given(TYPED)
 def test_the_budget_box_never_raises(text):
+    """Whatever is typed: an amount the advice can use, or an error the box can show."""
+    from wizard.answers import BUDGET_ERRORS, max_budget
+
     result = parse_budget(text)
-    assert isinstance(result, str) or (result[0] >= 0 and result[1] in ("CNY", "USD"))
+    if isinstance(result, str):
+        assert result in {f"advice.budget.{name}" for name in BUDGET_ERRORS}
+        assert has(result, "en") and has(result, "zh")
+    else:
+        amount, currency = result
+        assert currency in ("CNY", "USD")
+        assert math.isfinite(amount) and 0 <= amount <= max_budget(currency)
 
 
 @pytest.mark.parametrize("budget, currency, expected", [

@@ -12,27 +12,17 @@ from textual.widgets import Footer, Input
 from textual.widgets.input import Selection
 
 from screens.step import STEPS
-from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width
-from wizard.textout import wrap_glued
-from tests.test_app_flow import at_step, machine, save, type_budget, until, walk
+from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
+from tests.pilot import at_step, save, screen_rows, type_budget, until, walk
+from tests.recorded import machine
 from screens.app import exit_summary, make_app
 from wizard.i18n import t
 
-
-@pytest.fixture(autouse=True)
-def quiet_terminal(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    monkeypatch.delenv("LC_ALL", raising=False)
-
-
-def screen_text(app) -> list[str]:
-    """Every row of the screen as drawn, toasts and dialogs included."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
+pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
 
 def footer_text(app) -> str:
-    return screen_text(app)[-1]
+    return screen_rows(app)[-1]
 
 
 def in_view(app, widget) -> bool:
@@ -141,7 +131,7 @@ async def test_ctrl_c_says_how_to_quit_and_that_nothing_is_saved_yet(tmp_path, l
         flat = message.replace("\n", "")
         assert (t("ui.quit_hint", lang).replace("\u00a0", " ") == flat if lang == "zh"
                 else "Nothing is saved" in message.replace("\n", " "))
-        rows = screen_text(app)
+        rows = screen_rows(app)
         key = "按 Ctrl+Q" if lang == "zh" else "Ctrl+Q"
         assert any(key in row for row in rows), rows   # drawn on one row, not split
         assert any(key in line for line in message.splitlines())
@@ -166,7 +156,7 @@ async def test_ctrl_c_after_saving_says_where_the_report_is(tmp_path, lang):
         assert t("ui.quit_hint_saved", lang, path=path).replace("\u00a0", " ").replace(" ", "") \
             == flat.replace(" ", "")
         assert "Nothing" not in message and "只有在最后一步" not in message
-        rows = screen_text(app)
+        rows = screen_rows(app)
         assert any(("按 Ctrl+Q" if lang == "zh" else "Ctrl+Q") in row for row in rows), rows
 
 
@@ -319,7 +309,7 @@ async def test_under_the_minimum_size_a_sentence_says_how_big_and_goes_when_it_i
         for width, height in [(MIN_WIDTH - 1, 24), (80, MIN_HEIGHT - 1), (30, 8)]:
             await pilot.resize_terminal(width, height)
             await pilot.pause(0.1)
-            rows = screen_text(app)
+            rows = screen_rows(app)
             text = "".join("".join(rows).split())
             wanted = t("ui.too_small", lang, width=MIN_WIDTH, height=MIN_HEIGHT,
                        now_width=width, now_height=height)
@@ -327,7 +317,7 @@ async def test_under_the_minimum_size_a_sentence_says_how_big_and_goes_when_it_i
         await pilot.resize_terminal(80, 24)
         await pilot.pause(0.1)
         assert not app.screen.query(TooSmall)
-        assert any(t("guide.buttons.next", lang) in row for row in screen_text(app))
+        assert any(t("guide.buttons.next", lang) in row for row in screen_rows(app))
         # Nothing typed was lost, and the step still works.
         assert app.screen.query_one("#amount", Input).value == "700"
         await pilot.press("enter")
@@ -343,7 +333,7 @@ async def test_starting_in_a_tiny_window_and_dialogs_are_covered_too():
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
         await until(pilot, lambda: bool(app.screen.query(TooSmall)), what="the dialog's cover")
         await pilot.pause(0.1)
-        assert "Make the window at least" in " ".join(screen_text(app))
+        assert "Make the window at least" in " ".join(screen_rows(app))
         await pilot.resize_terminal(80, 24)
         await pilot.pause(0.1)
         assert not any(screen.query(TooSmall) for screen in app.screen_stack)

@@ -7,18 +7,15 @@ from __future__ import annotations
 import sys
 import threading
 from dataclasses import replace
-from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
 
 from wizard.live import Probes, from_machine
+from tests.pilot import at_step, shown, squeeze, until
+from tests.recorded import machine
 from screens.app import make_app
-from wizard.machine_file import load_machine
 from wizard.probe.model import OtherPython
 
-from tests.test_app_flow import at_step, shown, squeeze, until
-
-MACHINES = Path(__file__).parent / "machines"
 OTHER = sys.executable  # listed Pythons exist: the pick is checked like a typed path
 
 
@@ -26,7 +23,7 @@ class PickableProbes:
     """The laptop's probes; torch answers for whichever interpreter the test asks about."""
 
     def __init__(self):
-        live = from_machine(load_machine(MACHINES / "laptop-4060.toml"))
+        live = from_machine(machine("laptop-4060"))
         info, bench, note = live.torch
         self.first = (replace(info, interpreter="/home/s/project/.venv/bin/python",
                               interpreter_source="project-venv",
@@ -116,7 +113,7 @@ async def test_a_typed_real_python_is_checked(tmp_path):
 
 
 async def test_no_picking_in_a_replay(tmp_path):
-    app = make_app("en", machine=load_machine(MACHINES / "laptop-4060.toml"), report_path=tmp_path / "r.toml")
+    app = make_app("en", machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
         await at_step(pilot, "welcome")
         assert not app.screen.query("#python-change")
@@ -130,9 +127,9 @@ async def test_no_picking_in_a_replay(tmp_path):
 async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_check(tmp_path, monkeypatch):
     from textual.widgets import Log
 
-    from tests.test_app_flow import save, walk
-    from wizard.probe.model import GpuTest
+    from tests.pilot import save, walk
     from wizard import torch_installer
+    from wizard.probe.model import GpuTest
 
     fake = PickableProbes()
     fake.release.set()
@@ -181,9 +178,9 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
 
 
 async def test_no_install_in_a_replay(tmp_path):
-    from tests.test_app_flow import walk
+    from tests.pilot import walk
 
-    app = make_app("en", machine=load_machine(MACHINES / "laptop-4060.toml"), report_path=tmp_path / "r.toml")
+    app = make_app("en", machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
         await walk(pilot)
         await pilot.press("i")

@@ -11,44 +11,21 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
+from screens.step import STEPS
+from tests.pilot import to_step, type_budget, until
+from tests.recorded import machine
 from screens.app import make_app
-from tests.test_app_flow import answer, at_step, machine, type_budget, until
 
 REPORT = "reports/gpu-report.toml"   # shown as typed: no tmp path, no clock in the picture
 
 
+pytestmark = pytest.mark.usefixtures("quiet_terminal")
+
+
 @pytest.fixture(autouse=True)
 def steady(monkeypatch):
-    """No blinking cursor, no colour or locale from the developer's shell."""
+    """No blinking cursor in the picture."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    monkeypatch.delenv("LC_ALL", raising=False)
-
-
-async def to_step(pilot, step: str, budget: str = "5000", form_factor=None) -> None:
-    """Walk with keys from the welcome screen to `step`."""
-    order = ["welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save"]
-    await at_step(pilot, "welcome")
-    for current in order[: order.index(step)]:
-        if current == "welcome":
-            await pilot.press("enter")
-        elif current == "need_gpu":
-            await answer(pilot, current, "yes")
-        elif current == "form_factor":
-            await answer(pilot, current, form_factor)
-        elif current in ("has_nvidia", "goal"):
-            await answer(pilot, current, None)
-        elif current == "budget":
-            await type_budget(pilot, budget)
-            await pilot.press("enter")
-        elif current == "result":
-            await at_step(pilot, "result")
-            await pilot.press("ctrl+n")
-    await at_step(pilot, step)
-
-
-STEPS = ["welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -70,8 +70,8 @@ def test_real_wsl_kernel_strings_are_recognised(write_tree):
         assert detect_linux(root)[0] == "wsl", release
 
 
-@pytest.mark.parametrize("machine, kind", [("BARE METAL:", "unknown"), ("BARE METAL laptop", "unknown"), ("VIRTUAL MACHINE (KVM", "vm"),
-                                           ("VIRTUAL MACHINE with 1 vCPU", "vm")])
+@pytest.mark.parametrize("machine, kind", [("BARE METAL:", "unknown"), ("BARE METAL laptop", "unknown"),
+                                           ("VIRTUAL MACHINE (KVM", "vm"), ("VIRTUAL MACHINE with 1 vCPU", "vm")])
 def test_real_cpuinfo_hypervisor_flag(write_tree, machine, kind):
     [section] = [s for s in sections("linux-proc-cpuinfo-baremetal-vs-vm.txt") if s.machine.startswith(machine)]
     root = write_tree({"proc/cpuinfo": section.output})

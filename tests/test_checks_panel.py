@@ -13,17 +13,13 @@ from textual.app import App
 
 from screens.panels import Check, errors_first
 from screens.widgets import CheckPanel
+from tests.pilot import at_step, screen_rows, squeeze, until
+from tests.recorded import machine
 from screens.app import make_app
 from wizard.diagnose import diagnose
 from wizard.i18n import t
-from tests.test_app_flow import at_step, machine, until
 
-@pytest.fixture(autouse=True)
-def quiet_terminal(monkeypatch):
-    """Keep the developer's locale and colour settings out of what the tests see."""
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    monkeypatch.delenv("LC_ALL", raising=False)
+pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
 
 
@@ -36,21 +32,12 @@ async def nvidia_step(pilot) -> CheckPanel:
     return pilot.app.screen.query_one("#checks", CheckPanel)
 
 
-def screen_lines(app) -> list[str]:
-    """The screen as the terminal shows it, one string per row (what the compositor draws)."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
 def box_text(app, panel: CheckPanel) -> str:
     """The text drawn inside the box's border on screen (no border, padding or scroll bar),
     with the spaces wrapping adds taken out."""
     region = panel.scrollable_content_region
-    rows = screen_lines(app)[region.y:region.bottom]
+    rows = screen_rows(app)[region.y:region.bottom]
     return squeeze("".join(row[region.x:region.right] for row in rows))
-
-
-def squeeze(text: str) -> str:
-    return "".join(text.split())
 
 
 # ------------------------------------------------------------------------ order ---
@@ -83,7 +70,7 @@ async def test_the_panel_draws_errors_first_and_keeps_sorting_on_updates():
         panel = app.query_one(CheckPanel)
         assert [c.kind for c in panel.checks] == ["error", "warning", "ok"]
         assert panel.plain.splitlines() == ["✗ CPU-only torch", "⚠ low RAM", "✓ driver fine"]
-        lines = [line for line in screen_lines(app) if "torch" in line or "RAM" in line
+        lines = [line for line in screen_rows(app) if "torch" in line or "RAM" in line
                  or "driver" in line]
         assert ["torch" in lines[0], "RAM" in lines[1], "driver" in lines[2]] == [True] * 3
 
@@ -122,7 +109,7 @@ async def test_cpu_only_torch_error_is_in_view_on_the_nvidia_step_at_80x24(lang)
         assert squeeze(finding.title) in box_text(app, panel)
         # …with its ✗ on the row where the title starts.
         first_words = finding.title.split()[0]
-        rows = [row for row in screen_lines(app) if first_words in row]
+        rows = [row for row in screen_rows(app) if first_words in row]
         assert rows and any("✗" in row for row in rows), rows
 
 
@@ -178,7 +165,7 @@ async def test_more_below_cue_while_cut_only(lang):
         panel = await nvidia_step(pilot)
         assert panel.max_scroll_y > 0
         assert panel.border_subtitle == more
-        assert squeeze(more) in squeeze(screen_lines(app)[panel.region.bottom - 1])
+        assert squeeze(more) in squeeze(screen_rows(app)[panel.region.bottom - 1])
         panel.scroll_end(animate=False)
         await until(pilot, lambda: panel.border_subtitle is None, what="the cue to go at the end")
         panel.scroll_home(animate=False)
@@ -190,7 +177,7 @@ async def test_more_below_cue_while_cut_only(lang):
         panel = await nvidia_step(pilot)
         assert panel.max_scroll_y == 0
         assert panel.border_subtitle is None
-        assert squeeze(more) not in squeeze("".join(screen_lines(app)))
+        assert squeeze(more) not in squeeze("".join(screen_rows(app)))
         assert not panel.focusable
         await pilot.press("tab")
         assert app.focused is not panel
@@ -203,7 +190,7 @@ async def test_more_below_cue_in_an_ascii_terminal():
         cue = t("ui.panel.more_ascii", "en")
         assert cue.isascii()
         assert panel.border_subtitle == cue
-        assert cue in screen_lines(app)[panel.region.bottom - 1]
+        assert cue in screen_rows(app)[panel.region.bottom - 1]
 
 
 async def test_a_box_that_fits_is_as_tall_as_its_lines():

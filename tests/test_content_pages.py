@@ -182,29 +182,41 @@ def test_chinese_strings_read_as_chinese_and_english_ones_do_not():
 def test_strings_format_without_errors():
     values = {name: "1" for lang in LANGS for text in strings(lang).values() for name in placeholders(text)}
     for lang in LANGS:
-        for key, text in strings(lang).items():
+        for text in strings(lang).values():
             text.format(**values)  # a stray brace would raise here
 
 
 # --- rendering -------------------------------------------------------------------------------
 
 
-async def test_every_page_renders_in_a_markdown_widget_at_80_columns():
+async def test_every_page_renders_in_the_guide_widget_at_80_columns():
+    """In the widget the steps show their pages in (screens.widgets.Guide), every heading
+    of every page is on screen."""
     from textual.app import App, ComposeResult
-    from textual.widgets import Markdown
+    from textual.containers import VerticalScroll
+
+    from screens.widgets import Guide
+    from tests.pilot import shown, squeeze
 
     class PageApp(App):
         def compose(self) -> ComposeResult:
-            yield Markdown("")
+            yield VerticalScroll(id="pages")
 
     app = PageApp()
     async with app.run_test(size=(80, 24)) as pilot:
-        widget = app.query_one(Markdown)
+        holder = app.query_one("#pages")
         for lang in LANGS:
             for name in PAGES:
-                await widget.update(page(lang, name))
+                text = page(lang, name)
+                headings = [squeeze(line.lstrip("#").replace("`", "").replace("*", ""))
+                            for line in text.splitlines() if line.startswith("#")]
+                guide = Guide(text)
+                await holder.mount(guide)
                 await pilot.pause()
-                assert widget.children, f"{lang}/{name}.md rendered nothing"
+                drawn = shown(guide)
+                missing = [heading for heading in headings if heading not in drawn]
+                assert headings and not missing, f"{lang}/{name}.md: {missing or 'no heading'}"
+                await guide.remove()
 
 
 # --- what a reader never sees: our internals ----------------------------------------------
@@ -223,7 +235,8 @@ def _user_texts():
         yield f"platform {platform.id}", platform.summary_en + "\n" + platform.summary_zh
 
 
-@pytest.mark.parametrize("where, text", list(_user_texts()), ids=lambda v: v if isinstance(v, str) and len(v) < 60 else "")
+@pytest.mark.parametrize("where, text", list(_user_texts()),
+                         ids=lambda v: v if isinstance(v, str) and len(v) < 60 else "")
 def test_no_user_text_shows_our_files_or_internal_notes(where, text):
     lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
     found = [line for line in lines if INTERNAL.search(line)]

@@ -62,7 +62,8 @@ def test_assembled_machine_explains_itself_in_the_chosen_language():
 
 def test_version_mismatch_keeps_the_loaded_module_version():
     info = NvidiaInfo(status="version-mismatch", reason="version-mismatch", error_code=18)
-    machine = _assemble(info, other=(replace(PCI_1080TI, kernel_driver="nvidia"),), module=("580.173.02", "proprietary"))
+    machine = _assemble(info, other=(replace(PCI_1080TI, kernel_driver="nvidia"),),
+                        module=("580.173.02", "proprietary"))
     assert machine.nvidia.driver_version == "580.173.02"
     assert machine.nvidia.kernel_module == "proprietary"
     [finding] = [f for f in diagnose(machine) if f.severity == "error"]

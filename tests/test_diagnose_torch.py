@@ -13,9 +13,10 @@ from wizard.probe.model import Gpu, Machine, NvidiaInfo, TorchDevice, TorchInfo
 
 CU12_LEGACY = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 CU128_28 = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+NO_LIBRARY = NvidiaInfo(status="no-library")
 
 
-def machine(*, os="Linux", arch="x86_64", gpus=(), nvidia=NvidiaInfo(status="no-library"), torch=None,
+def machine(*, os="Linux", arch="x86_64", gpus=(), nvidia=NO_LIBRARY, torch=None,
             os_version="Ubuntu 24.04") -> Machine:
     return Machine(os=os, os_version=os_version, arch=arch, python_version="3.12.4", cpu_model="CPU",
                    cpu_cores=8, cpu_threads=16, ram_gb=32.0, disk_free_gb=100.0, chassis="desktop",
@@ -277,15 +278,12 @@ def test_redacted_machine_still_diagnoses():
 
 
 def test_a_present_but_unusable_gpu_is_not_called_absent_and_macs_are_told_mps():
-    from pathlib import Path
-
+    from tests.recorded import machine
     from wizard.diagnose_torch import torch_findings
-    from wizard.machine_file import load_machine
 
-    machines = Path(__file__).parent / "machines"
-    nouveau = [f.id for f in torch_findings(load_machine(machines / "nouveau.toml"), "en")]
+    nouveau = [f.id for f in torch_findings(machine("nouveau"), "en")]
     assert "torch-gpu-not-usable-yet" in nouveau and "torch-cpu-only" not in nouveau
-    [ready] = [f for f in torch_findings(load_machine(machines / "apple-m2.toml"), "en") if f.id == "torch-ready"]
+    [ready] = [f for f in torch_findings(machine("apple-m2"), "en") if f.id == "torch-ready"]
     assert '.to("mps")' in ready.detail and "cuda" not in ready.detail
-    vm = [f.id for f in torch_findings(load_machine(machines / "vm-no-gpu.toml"), "en")]
+    vm = [f.id for f in torch_findings(machine("vm-no-gpu"), "en")]
     assert "torch-gpu-not-usable-yet" not in vm

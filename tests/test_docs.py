@@ -198,7 +198,7 @@ def test_every_command_is_documented(readme):
 def test_readme_keeps_the_ci_test_command(readme):
     # .ci/run runs the line the README gives; both READMEs show the same one.
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    line = next(l for l in ci.splitlines() if l.startswith("python3 -m venv"))
+    line = next(text for text in ci.splitlines() if text.startswith("python3 -m venv"))
     assert line in readme.read_text(encoding="utf-8")
 
 

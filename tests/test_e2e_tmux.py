@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.recorded import machine_path
 from tests.terminal import TMUX, Terminal, installed_command
 from wizard.i18n import t
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
-MACHINE = ROOT / "tests" / "machines" / "laptop-4060.toml"
+MACHINE = machine_path("laptop-4060")
 
 
 @pytest.fixture

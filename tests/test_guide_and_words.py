@@ -16,20 +16,16 @@ from screens import markdown_lite
 from screens.reader import ReaderScreen
 from screens.step import STEPS, guide_page
 from screens.widgets import Choices, Guide
+from tests.pilot import answer, at_step, squeeze, type_budget, until, walk
+from tests.recorded import machine
 from screens.app import make_app, screen_class
 from wizard.content import content_dir
 from wizard.i18n import t
 
-from tests.test_app_flow import answer, at_step, machine, squeeze, type_budget, until, walk
-
 GUIDE_STEPS = [step for step in STEPS if screen_class(step).PAGES]
 
 
-@pytest.fixture(autouse=True)
-def quiet_terminal(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    monkeypatch.delenv("LC_ALL", raising=False)
+pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
 
 def test_every_step_with_a_question_before_the_result_has_a_guide():

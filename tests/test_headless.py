@@ -4,16 +4,15 @@ import dataclasses
 import re
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 
+from tests.recorded import MACHINES
 from wizard.cli import main
 from wizard.probe import gather as gather_module
 from wizard.probe.model import machine_from_dict
 from wizard.report import validate_report
 
-MACHINES = Path(__file__).parent / "machines"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 GOOD = """\
 [answers]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import sys
 import venv
@@ -16,7 +17,7 @@ import pytest
 from wizard.cli import main
 from wizard.install import choose_torch
 from wizard.probe.discover import interpreter_in
-from wizard.torch_installer import (Mirror, PlanError, make_plan, uv_manages, variant_index, verdict)
+from wizard.torch_installer import Mirror, PlanError, make_plan, uv_manages, variant_index, verdict
 
 FAKE_TORCH = {
     "torch/__init__.py": ("from types import SimpleNamespace\n__version__ = '{version}+cpu'\n"
@@ -24,7 +25,8 @@ FAKE_TORCH = {
                           "cuda = SimpleNamespace(is_available=lambda: False)\n"),
     "torch/version.py": "__version__ = '{version}+cpu'\ncuda = None\nhip = None\n",
     "torch-{version}.dist-info/METADATA": "Metadata-Version: 2.1\nName: torch\nVersion: {version}\n",
-    "torch-{version}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    "torch-{version}.dist-info/WHEEL": ("Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
+                                        "Tag: py3-none-any\n"),
 }
 
 
@@ -71,7 +73,7 @@ def fresh_env(tmp_path):
 
 
 def newest_cpu_version() -> str:
-    return choose_torch("linux", python_version="%d.%d" % sys.version_info[:2]).torch_version
+    return choose_torch("linux", python_version="{}.{}".format(*sys.version_info[:2])).torch_version
 
 
 # ----------------------------------------------------------------------------- the loop ---
@@ -103,7 +105,7 @@ def test_pip_failure_is_reported_as_it_is(fresh_env, tmp_path, capfd, clean_pip)
 
 def test_no_terminal_and_no_yes_changes_nothing(env_with_pip, tmp_path, capsys, clean_pip, monkeypatch):
     index = wheel_index(tmp_path / "index", "9.9.9")
-    monkeypatch.setattr(sys, "stdin", open(os.devnull))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     before = sorted(p.name for p in env_with_pip.parent.parent.rglob("*"))
     assert main(["install-torch", "--python", str(env_with_pip), "--index-url", index.as_uri()]) == 2
     assert "add --yes" in capsys.readouterr().err
@@ -203,7 +205,8 @@ def test_the_mirror_table_loads_and_a_damaged_one_names_the_field(tmp_path, monk
     content = tmp_path / "content"
     shutil.copytree(torch_installer.content_dir(), content)
     text = (content / "torch_mirrors.toml").read_text(encoding="utf-8")
-    (content / "torch_mirrors.toml").write_text(text.replace('\nkind = "index"', '\nkind = "mirror"', 1), encoding="utf-8")
+    (content / "torch_mirrors.toml").write_text(text.replace('\nkind = "index"', '\nkind = "mirror"', 1),
+                                                encoding="utf-8")
     monkeypatch.setattr(torch_installer, "content_dir", lambda: content)
     torch_installer.load_mirrors.cache_clear()
     try:

@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
@@ -45,17 +44,32 @@ def test_default_knowledge_is_cached_and_explicit_folder_is_not(real):
     assert fresh.gpus == real.gpus
 
 
-def test_loading_all_data_is_fast():
+def test_each_data_file_is_read_once_and_the_default_never_again(real):
+    """What keeps loading quick (benchmarks/ measures it): a load opens each data file once,
+    and asking for the default data again opens nothing."""
+    from collections import Counter
+
     folder = content_dir()
-    load_knowledge(folder)  # warm the import and file cache
-    best = min(_timed(lambda: load_knowledge(folder)) for _ in range(5))
-    assert best < 0.050, f"loading content/ took {best * 1000:.1f} ms"
+    opened: list[Path] = []
+    recording = False
 
+    def hook(event, args):
+        # Audit hooks cannot be removed: this one records only inside this test.
+        if recording and event == "open" and isinstance(args[0], (str, Path)):
+            opened.append(Path(args[0]))
 
-def _timed(action) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
+    sys.addaudithook(hook)
+    recording = True
+    try:
+        load_knowledge()
+        again = list(opened)
+        load_knowledge(folder)
+    finally:
+        recording = False
+    assert again == []
+    reads = Counter(path.name for path in opened if path.parent == folder)
+    assert {"gpus.toml", "goals.toml", "platforms.toml"} <= set(reads), reads
+    assert set(reads.values()) == {1}, reads
 
 
 def test_goal_lookup(real):

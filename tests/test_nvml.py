@@ -165,7 +165,8 @@ def test_stub_library_banner_on_stdout_does_not_break_parsing(tmp_path):
     write_fake_module(tmp_path, """
         import os
         def nvmlInit():
-            os.write(1, b"WARNING: You should always run with libnvidia-ml.so that is installed with your NVIDIA Display Driver.\\n")
+            os.write(1, b"WARNING: You should always run with libnvidia-ml.so that is installed with "
+                        b"your NVIDIA Display Driver.\\n")
             raise NVMLError_Unknown()
         def nvmlShutdown():
             pass

@@ -19,9 +19,9 @@ from wizard.probe.macos import (
     is_translated,
     is_vm_from_sysctl,
     memsize_from_sysctl,
-    parse_sphardware,
     parse_spdisplays_json,
     parse_spdisplays_text,
+    parse_sphardware,
     parse_sysctl,
 )
 from wizard.probe.model import to_dict

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from tests.realoutputs import section, sections
 from wizard.probe import windows
+from wizard.probe.chassis import CHASSIS_TYPES
 from wizard.probe.model import to_dict
 from wizard.probe.runner import RunResult
-from wizard.probe.chassis import CHASSIS_TYPES
 from wizard.probe.windows import (
     is_virtual_machine,
     parse_chassis_json,

@@ -13,6 +13,7 @@ import tomli_w
 
 from tests.realoutputs import FOLDER as REAL_OUTPUTS
 from tests.realoutputs import section, sections
+from tests.recorded import MACHINE_FILES, MACHINES
 from wizard.content import content_dir
 from wizard import nvidia_explain as explain
 from wizard.probe import pci, windows
@@ -20,8 +21,6 @@ from wizard.identify import name_gpus
 from wizard.probe.gather import merge_gpus
 from wizard.probe.model import Gpu, Machine, machine_from_dict, to_dict
 
-MACHINES = Path(__file__).parent / "machines"
-FILES = sorted(MACHINES.glob("*.toml"))
 REQUIRED = (
     "vm-no-gpu", "laptop-4060", "desktop-1080ti", "apple-m2", "h200-server", "wsl2",
     "container-no-gpu", "nouveau",
@@ -48,18 +47,18 @@ def _ids(paths):
 
 
 def test_the_required_machines_are_all_there():
-    assert set(REQUIRED) <= {p.stem for p in FILES}
+    assert set(REQUIRED) <= {p.stem for p in MACHINE_FILES}
 
 
 def test_the_readme_lists_every_file_and_nothing_else():
     readme = (MACHINES / "README.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"^\| `([\w.-]+\.toml)` \|", readme, flags=re.MULTILINE))
-    assert listed == {p.name for p in FILES}
+    assert listed == {p.name for p in MACHINE_FILES}
 
 
 # --- loading and round trips ------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=_ids(MACHINE_FILES))
 def test_loads_and_round_trips_unchanged(path):
     raw, machine = _load(path)
     again = machine_from_dict(to_dict(machine))
@@ -84,14 +83,14 @@ def _assert_subset(raw, out, path):
         assert raw == out and same_type, path
 
 
-@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=_ids(MACHINE_FILES))
 def test_survives_the_report_writer(path):
     _, machine = _load(path)
     text = tomli_w.dumps({"machine": to_dict(machine)})
     assert machine_from_dict(tomllib.loads(text)["machine"]) == machine
 
 
-@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=_ids(MACHINE_FILES))
 def test_is_redacted_like_a_shared_report(path):
     _, machine = _load(path)
     assert machine.hostname is None
@@ -255,7 +254,7 @@ CASES = [(stem, key, want) for stem, facts in DEFINING.items() for key, want in 
 
 
 def test_every_file_has_defining_facts():
-    assert set(DEFINING) == {p.stem for p in FILES}
+    assert set(DEFINING) == {p.stem for p in MACHINE_FILES}
 
 
 @pytest.mark.parametrize("stem,key,want", CASES, ids=[f"{s}:{k}" for s, k, _ in CASES])
@@ -267,7 +266,7 @@ def test_defining_fact(stem, key, want):
         assert _fact(machine, key) == want
 
 
-@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=_ids(MACHINE_FILES))
 def test_recorded_reason_is_what_the_probes_would_conclude(path):
     _, m = _load(path)
     expected = None if m.nvidia.status == "ok" else explain.refine_reason(
@@ -284,16 +283,16 @@ SOURCE_LINE = re.compile(r"^#\s+source:\s+(\S+)\s+\|\s+(.+?)\s*$")
 CATALOG_LINE = re.compile(r"^#\s+catalog:\s+(.+?)\s+->")
 
 
-@pytest.mark.parametrize("path", FILES, ids=_ids(FILES))
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=_ids(MACHINE_FILES))
 def test_header_names_real_sources_and_marks_composites(path):
     header = _header(path)
-    assert any(SOURCE_LINE.match(l) or l.startswith("#   recorded:") for l in header), \
+    assert any(SOURCE_LINE.match(line) or line.startswith("#   recorded:") for line in header), \
         "the header names no real output"
-    assert any(l.startswith("# COMPOSITE") for l in header), "composite values are not declared"
+    assert any(line.startswith("# COMPOSITE") for line in header), "composite values are not declared"
 
 
 def _source_refs():
-    for path in FILES:
+    for path in MACHINE_FILES:
         for line in _header(path):
             match = SOURCE_LINE.match(line)
             if match:
@@ -318,7 +317,7 @@ def _catalog() -> list[dict]:
 
 def test_catalog_lines_name_catalog_entries():
     names = {g["name"] for g in _catalog()}
-    for path in FILES:
+    for path in MACHINE_FILES:
         for line in _header(path):
             match = CATALOG_LINE.match(line)
             if match:
@@ -354,7 +353,7 @@ def _vendor_table_pci_ids() -> set[str]:
 
 def test_pci_ids_are_in_the_catalog_or_a_real_output():
     known = _catalog_pci_ids() | _real_output_pci_ids() | _vendor_table_pci_ids()
-    for path in FILES:
+    for path in MACHINE_FILES:
         _, machine = _load(path)
         for gpu in machine.gpus:
             if gpu.pci_id:
@@ -367,7 +366,7 @@ def test_nvidia_compute_capability_agrees_with_the_catalog():
         vendor = str(entry.get("pci_vendor_id", "")).removeprefix("0x").lower()
         for dev in entry.get("pci_device_ids", []):
             by_id.setdefault(f"{vendor}:{str(dev).removeprefix('0x').lower()}", []).append(entry)
-    for path in FILES:
+    for path in MACHINE_FILES:
         _, machine = _load(path)
         for gpu in machine.nvidia_gpus():
             entries = by_id.get(gpu.pci_id or "", [])
@@ -440,7 +439,7 @@ def _add_kfd_node(root: Path, node: int, bus_id: str, pci_id: str, gfx: str) -> 
 
 
 IGNORED = re.compile(r"\(([0-9a-f]{4}:[0-9a-f]{4})\)")
-LINUX_FILES = [p for p in FILES if _load(p)[1].os == "Linux"]
+LINUX_FILES = [p for p in MACHINE_FILES if _load(p)[1].os == "Linux"]
 
 
 @pytest.mark.parametrize("path", LINUX_FILES, ids=_ids(LINUX_FILES))

@@ -6,21 +6,18 @@ machine); the TA's wizard is then driven with Pilot, and the CLI end is checked 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
-from tests.test_app_flow import answer, at_step, shown, until
+from tests.conftest import run_cli
+from tests.pilot import answer, at_step, shown, until
+from tests.recorded import MACHINES
 from screens.app import make_app
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.machine_file import MachineFileError, load_recording
-
-MACHINES = Path(__file__).parent / "machines"
 
 STUDENT_ANSWERS = """
 [answers]
@@ -153,7 +150,7 @@ async def test_a_plain_recorded_machine_is_marked_but_asks_the_questions():
 
 
 async def test_the_live_wizard_has_no_replay_banner():
-    from tests.test_app_flow import machine
+    from tests.recorded import machine
 
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -188,7 +185,7 @@ async def test_a_replayed_answer_is_not_called_a_detection(student_report):
 
 def test_the_nvidia_panel_marks_a_torch_without_the_gpus_kernels_as_an_error():
     from screens.panels import torch_check
-    from tests.test_app_flow import machine
+    from tests.recorded import machine
 
     # GTX 1080 Ti (sm_61) with torch 2.8.0+cu128: cuda.is_available() is True, kernels are not there.
     assert torch_check(make_app("en", machine=machine("desktop-1080ti")).state.live, "en").kind == "error"
@@ -212,7 +209,7 @@ def test_report_show_does_not_tick_a_torch_that_cannot_run_on_the_gpu(tmp_path):
         assert run_cli("--answers", str(answers), "--machine", str(source),
                        "--report", str(out), "--lang", "en").returncode == 0
         show = run_cli("report", "show", str(out))
-        shown_lines[name] = next(l for l in show.stdout.splitlines() if "PyTorch:" in l)
+        shown_lines[name] = next(line for line in show.stdout.splitlines() if "PyTorch:" in line)
     assert "GPU in use: no" in shown_lines["desktop-1080ti"] and "✓" not in shown_lines["desktop-1080ti"]
     assert "GPU in use: yes" in shown_lines["h200-server"]
     # No GPU at all: a CPU build is what fits, not a warning.
@@ -246,7 +243,7 @@ async def test_replay_never_says_detection_chose_what_the_student_answered(tmp_p
 
 
 async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_path):
-    from tests.test_app_flow import save
+    from tests.pilot import save
 
     rec = recording(student_report)
     app = make_app("en", replay=rec, report_path=tmp_path / "ta-copy.toml")
@@ -271,9 +268,9 @@ def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel(
     from wizard.live import from_machine
     from screens.panels import MAX_GPU_LINES, gpu_checks
     from screens.widgets import MAX_SHOWN_CHARS, Bullets
-    from wizard.machine_file import load_machine
+    from tests.recorded import machine as recorded_machine
 
-    machine = load_machine(ROOT / "tests" / "machines" / "h200-server.toml")
+    machine = recorded_machine("h200-server")
     gpu = dataclasses.replace(machine.gpus[0], name="H200 " * 2000)
     machine = dataclasses.replace(machine, gpus=(gpu,) * 60)
     checks = gpu_checks(from_machine(machine), "en")

@@ -401,10 +401,10 @@ def test_product_names_imply_a_compute_capability(name, cc):
 
 def test_a_card_without_driver_or_catalog_entry_gets_a_build_with_its_kernels():
     """The recorded GTX 970 on nouveau: no NVML, not in the catalog; cu132 has no sm_52."""
+    from tests.recorded import machine
     from wizard.install import choose_for_machine
-    from wizard.machine_file import load_machine
 
-    choice = choose_for_machine(load_machine(Path(__file__).parent / "machines" / "nouveau.toml"))
+    choice = choose_for_machine(machine("nouveau"))
     assert choice.variant == "cu126"
 
 

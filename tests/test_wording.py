@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.recorded import MACHINE_FILES, machine_path
 from wizard.content import content_dir
 from wizard.i18n import strings, t
 
 ROOT = Path(__file__).resolve().parent.parent
-MACHINES = sorted((Path(__file__).parent / "machines").glob("*.toml"))
 PAGES = sorted(p.stem for p in (content_dir() / "en").glob("*.md"))
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -110,7 +110,7 @@ def _machine(path: Path, lang: str):
     return localize(load_machine(str(path), lang), lang)
 
 
-@pytest.mark.parametrize("path", MACHINES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=lambda p: p.stem)
 def test_every_evidence_line_of_a_recorded_machine_has_a_chinese_frame(path):
     from wizard.commands.check import render_text
     from wizard.diagnose import diagnose
@@ -224,7 +224,7 @@ def test_a_timed_out_torch_and_gpu_test_read_in_chinese():
     from wizard.torch_lines import torch_message
 
     hung = TorchInfo(status="timeout", error_line="no answer within 25 s")
-    machine = dataclasses.replace(_machine(MACHINES[0].parent / "vm-no-gpu.toml", "zh"), torch=hung)
+    machine = dataclasses.replace(_machine(machine_path("vm-no-gpu"), "zh"), torch=hung)
     assert "25 秒内没有回应" in torch_findings(machine, "zh")[0].detail
     assert "25 秒" in torch_message(hung, "zh")  # a recorded timeout keeps its seconds in the line
     stuck = TorchInfo(status="ok", version="2.8.0", build="cuda", cuda_available=True,
@@ -248,7 +248,7 @@ def test_nvml_error_class_names_are_not_shown(lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("path", MACHINES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", MACHINE_FILES, ids=lambda p: p.stem)
 def test_no_question_mark_stands_for_a_value_nobody_knows(path, lang):
     """"driver ?" or "(?)" tells a beginner nothing: say "unknown" (issue 12, Words)."""
     from wizard.commands.check import render_text

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from wizard.answers import Answers
 from wizard.findings import Finding
@@ -158,7 +159,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         draft.add("cpu-start")
         _fix_first(errors, draft)
         shown_platforms = tuple(p for p in platforms if p.kind != "paid")
-    elif local_enough:
+    elif local is not None and local_enough:
         verdict, headline_key = _current_gpu_verdict(local, machine, goal, errors, draft, values,
                                                      has_command=bool(torch_command))
         shown_platforms = tuple(p for p in platforms if p.kind != "paid")
@@ -289,8 +290,8 @@ def _answer_disagreements(answers: Answers, machine: Machine, draft: _Draft) -> 
 
 def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
     """The GPU on this computer that deep learning could use, best first; None if none."""
-    torch = machine.torch
-    torch_ok = torch is not None and torch.status == "ok"
+    # Only a torch that imports says which GPU it can use.
+    torch = machine.torch if machine.torch is not None and machine.torch.status == "ok" else None
     nvidia = [g for g in machine.nvidia_gpus() if not _is_display_only(g)]
     if nvidia:
         sizes = [_vram(g, knowledge) for g in nvidia]
@@ -300,7 +301,7 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
         return _LocalGpu(
             name=_short_name(nvidia[best].name), vendor="nvidia",
             vram_gb=sizes[best], reading_gb=readings[best],
-            usable_now=bool(torch_ok and torch.cuda_available and torch.build == "cuda"),
+            usable_now=bool(torch and torch.cuda_available and torch.build == "cuda"),
             count=len(nvidia), smallest_vram_gb=min(known) if known else None,
         )
     apple = [g for g in machine.gpus if g.vendor == "apple"]
@@ -310,14 +311,14 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
         return _LocalGpu(
             name=apple[0].name, vendor="apple",
             vram_gb=round(ram * share, 1) if ram else None,
-            usable_now=bool(torch_ok and torch.mps_available),
+            usable_now=bool(torch and torch.mps_available),
         )
     amd = [g for g in machine.gpus if g.vendor == "amd" and (_vram(g, knowledge) or 0) >= 4]
     if amd and machine.os == "Linux":
         size = _vram(amd[0], knowledge)
         return _LocalGpu(
             name=amd[0].name, vendor="amd", vram_gb=size, reading_gb=amd[0].vram_gb,
-            usable_now=bool(torch_ok and torch.cuda_available and torch.build == "rocm"),
+            usable_now=bool(torch and torch.cuda_available and torch.build == "rocm"),
             count=len(amd), smallest_vram_gb=size,
         )
     from wizard.vendor_gpus import intel_xpu_capable
@@ -327,7 +328,7 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> _LocalGpu | None:
         size = _vram(intel[0], knowledge)
         return _LocalGpu(
             name=intel[0].name, vendor="intel", vram_gb=size, reading_gb=intel[0].vram_gb,
-            usable_now=bool(torch_ok and torch.xpu_available and torch.build == "xpu"),
+            usable_now=bool(torch and torch.xpu_available and torch.build == "xpu"),
             count=len(intel), smallest_vram_gb=size,
         )
     return None
@@ -474,7 +475,7 @@ def _new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal
                           price=_price_text(cheapest, knowledge, lang, total=base))
             if base:
                 draft.add("too-small-desktop", goal=values["goal"], gpu=_named(cheapest, lang),
-                          total=format_money(cheapest.price + base, currency, knowledge),
+                          total=format_money((cheapest.price or 0) + base, currency, knowledge),
                           budget=budget_text)
             else:
                 draft.add("too-small", goal=values["goal"], gpu=_named(cheapest, lang),

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-
+from collections.abc import Mapping
 from functools import cache
-from typing import Mapping
 
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.textout import CJK_RANGES

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
+from types import FrameType
+from typing import Any, Callable
 
 # SIGHUP: the terminal went away (an SSH session dropped). Not on Windows.
 HANDLED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -66,17 +68,16 @@ def deferred() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    previous: dict[int, object] = {}
+    previous: dict[int, Callable[[int, FrameType | None], Any]] = {}
     for signum in HANDLED:
         handler = signal.getsignal(signum)
-        if handler is _raise or handler is signal.default_int_handler:
+        if callable(handler) and (handler is _raise or handler is signal.default_int_handler):
             previous[signum] = handler
             signal.signal(signum, lambda number, frame: caught.append(number))
     try:
         yield
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
         if caught:
-            handler = previous[caught[0]]
-            handler(caught[0], None)  # type: ignore[operator]
+            previous[caught[0]](caught[0], None)

@@ -194,14 +194,14 @@ def make_plan(python: str, source: str, choice: TorchChoice, *, torch_before: st
         index_args = []
     else:
         index_args = ["--index-url", variant_index(variant, index_url)]
-    use_uv = bool(uv) and mirror is None and index_url is None and uv_manages(prefix)
-    if use_uv:
+    uv_binary = uv if uv and mirror is None and index_url is None and uv_manages(prefix) else None
+    if uv_binary:
         backend = [] if on_pypi else [f"--torch-backend={variant}"]
-        argv = (uv, "pip", "install", "--python", python, *packages, *extras, *backend)
+        argv = (uv_binary, "pip", "install", "--python", python, *packages, *extras, *backend)
     else:
         argv = (python, "-m", "pip", "install", *packages, *extras, *index_args)
     return Plan(python, source, torch_before, choice, argv, companions, download_size(variant),
-                "uv" if use_uv else "pip")
+                "uv" if uv_binary else "pip")
 
 
 def download_size(variant: str) -> float | None:

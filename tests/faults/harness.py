@@ -30,7 +30,6 @@ HERE = Path(__file__).resolve().parent
 INJECT = HERE / "inject"
 SITE, FAKE_NVML, FAKE_TORCH = INJECT / "site", INJECT / "nvml", INJECT / "torch"
 ROOT = HERE.parent.parent
-MACHINES = ROOT / "tests" / "machines"
 TAG = "GPU_WIZARD_FAULT_CASE"
 
 
@@ -111,9 +110,9 @@ def survivors(tag: str) -> list[psutil.Process]:
     alive = []
     for proc in psutil.process_iter():
         try:
-            if proc.pid != os.getpid() and proc.environ().get(TAG) == tag:
-                if proc.status() != psutil.STATUS_ZOMBIE:
-                    alive.append(proc)
+            if (proc.pid != os.getpid() and proc.environ().get(TAG) == tag
+                    and proc.status() != psutil.STATUS_ZOMBIE):
+                alive.append(proc)
         except (psutil.Error, OSError):
             continue
     return alive

@@ -20,10 +20,25 @@ import pynvml
 import pytest
 
 from tests.faults.harness import (
-    EXIT_MARK, FAKE_NVML, FAKE_TORCH, MACHINES, ROOT, Case, Outcome, TuiCase, base_env, command,
-    run_case, snapshot, terminal_problems, tui_available, tui_shell, wizard_process,
-    common_problems, TALLY,
+    EXIT_MARK,
+    FAKE_NVML,
+    FAKE_TORCH,
+    ROOT,
+    TALLY,
+    Case,
+    Outcome,
+    TuiCase,
+    base_env,
+    command,
+    common_problems,
+    run_case,
+    snapshot,
+    terminal_problems,
+    tui_available,
+    tui_shell,
+    wizard_process,
 )
+from tests.recorded import machine_path
 from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
 from wizard.i18n import t
@@ -36,7 +51,7 @@ pytestmark = pytest.mark.faults
 NVIDIA_STATUSES = {"ok", "no-library", "no-driver", "no-device", "version-mismatch",
                    "no-permission", "timeout", "error"}
 TORCH_STATUSES = {"ok", "not-installed", "import-error", "crashed", "timeout"}
-LAPTOP = str(MACHINES / "laptop-4060.toml")
+LAPTOP = str(machine_path("laptop-4060"))
 
 
 def write_answers(folder: Path) -> None:

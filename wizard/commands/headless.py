@@ -19,9 +19,7 @@ from wizard.i18n import language_from_env, t
 def run_headless(args: argparse.Namespace) -> int:
     from wizard.answers import AnswersError, budget_reading, parse_answers, unknown_answer_keys
     from wizard.knowledge import load_knowledge
-    from wizard.report import (
-        ReportError, check_report_target, default_report_path, read_toml,
-    )
+    from wizard.report import ReportError, check_report_target, default_report_path, read_toml
 
     lang = getattr(args, "lang", None) or language_from_env()
     knowledge = load_knowledge()  # damaged data: wizard.cli says so, naming the file

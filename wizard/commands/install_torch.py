@@ -15,7 +15,8 @@ HELP = "install the PyTorch build that fits this machine into your Python, then 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--python", metavar="PATH", help="the interpreter to install into (default: found as check finds it)")
+    parser.add_argument("--python", metavar="PATH",
+                        help="the interpreter to install into (default: found as check finds it)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--index-url", metavar="URL",
                        help="a mirror of PyTorch's wheel index instead of download.pytorch.org/whl")
@@ -31,8 +32,15 @@ def run(args: argparse.Namespace) -> int:
     from wizard.commands.torch_command import live_facts
     from wizard.i18n import language_from_env, t
     from wizard.install import choose_torch
-    from wizard.torch_installer import (PlanError, find_uv, interpreter_is_own, load_mirrors, make_plan,
-                                        run_install, verify)
+    from wizard.torch_installer import (
+        PlanError,
+        find_uv,
+        interpreter_is_own,
+        load_mirrors,
+        make_plan,
+        run_install,
+        verify,
+    )
 
     lang = args.lang or language_from_env()
     say = _Say(lang)
@@ -125,8 +133,8 @@ class _Say:
 
     def plan(self, plan, own: bool, mirror) -> None:
         from wizard.i18n import t
-        from wizard.torch_lines import interpreter_line
         from wizard.probe.model import TorchInfo
+        from wizard.torch_lines import interpreter_line
 
         self.line(t("torch.install.heading", self.lang))
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)

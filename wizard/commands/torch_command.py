@@ -104,9 +104,10 @@ def run(args: argparse.Namespace) -> int:
             return _bad("--gpu-vendor none contradicts --driver/--compute-capability")
         source = "described"
     else:
-        facts = _live_facts(args, lang)
-        if isinstance(facts, int):
-            return facts
+        live = _live_facts(args, lang)
+        if isinstance(live, int):
+            return live
+        facts = live
         source = "recorded" if args.machine else "live"
 
     # The install must land in the interpreter it was chosen for, whatever `pip` means on PATH.
