@@ -102,7 +102,8 @@ def test_a_sufficient_gpu_gets_no_shopping_list(machines, knowledge):
     rec = run(machines["h200-server"], knowledge, form_factor="server", goal="research",
               budget_amount=100000)
     assert rec.gpus == ()
-    assert "H200" in rec.headline and "141 GB" in rec.headline
+    # The memory as `check` and the wizard show it (the driver's 140.4), not the datasheet's 141.
+    assert "H200" in rec.headline and "140 GB" in rec.headline
 
 
 def test_the_cpu_wheel_on_an_nvidia_laptop_is_a_setup_to_fix(machines, knowledge):

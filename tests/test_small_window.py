@@ -13,18 +13,15 @@ from screens.app import make_app
 from screens.reader import ReaderScreen
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Guide
-from tests.test_app_flow import at_step, machine, save, squeeze, type_budget, until, walk
-from tests.test_app_keys import footer_text, in_view, quits, screen_text
+from tests.pilot import at_step, save, screen_rows as screen_text, squeeze, until, walk
+from tests.recorded import machine
+from tests.test_app_keys import footer_text, in_view, quits
 from wizard.i18n import t
 
 SMALL = (40, 12)
 
 
-@pytest.fixture(autouse=True)
-def quiet_terminal(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("LANG", "en_US.UTF-8")
-    monkeypatch.delenv("LC_ALL", raising=False)
+pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
 
 async def goto(pilot, step: str) -> None:
