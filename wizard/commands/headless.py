@@ -67,7 +67,7 @@ def run_headless(args: argparse.Namespace) -> int:
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
     from wizard.advise import advise
-    from wizard.commands.report_cmd import render_recommendation
+    from wizard.report.show import render_recommendation
     from wizard.diagnose import diagnose
     from wizard.report import build_report, save_report
 
