@@ -4,18 +4,20 @@ with the line."""
 from __future__ import annotations
 
 import datetime as dt
+import operator
 import re
 import stat
 try:
     import tomllib  # novermin (3.9 and 3.10 get tomli below)
 except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
     import tomli as tomllib  # type: ignore[no-redef]
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
 from wizard.report.errors import ReportInvalidError, ReportReadError
 from wizard.report.validate import validate_report
-from wizard.textout import clean_strings
+from wizard.textout import clean_strings, strip_controls
 
 MAX_REPORT_BYTES = 1_000_000
 
@@ -61,7 +63,16 @@ def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, 
         raise ReportReadError(path, "report.error.toml", error="nested too deeply") from None
     except ValueError:  # a whole number of thousands of digits: Python refuses to convert it
         raise ReportReadError(path, "report.error.toml", error="a number is far too long") from None
-    return clean_strings(data)
+    # Only a control character in the file or an escape that can make one (`\u001b`, `\b`)
+    # puts one in the data; a file with neither (nearly every report) is returned as parsed.
+    # Text decoded as UTF-8 holds no lone surrogates, the other thing clean_strings mends.
+    if strip_controls(text) != text or _RISKY_ESCAPE.search(text):
+        data = clean_strings(data)
+    return data
+
+
+# Any escape but \n, \t, \" and \\ (a false alarm such as `\\u` only costs the full clean).
+_RISKY_ESCAPE = re.compile(r'\\[^nt"\\]')
 
 
 def created_text(value: Any) -> str | None:
@@ -91,7 +102,9 @@ _MAX_KEY_DOTS = 16
 _MAX_KEY_CHARS = 200
 
 
-_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+# A quoted key as "[^"\\]*(?:\\.[^"\\]*)*": the same strings as "(?:[^"\\]|\\.)*", matched
+# a run at a time rather than a character at a time (a long string in an array is a line too).
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\\]*(?:\\.[^"\\]*)*"|'[^']*')"""
 _KEY = re.compile(rf"\s*(\[\[?)?\s*({_KEY_PART}(?:\s*\.\s*{_KEY_PART})*)\s*(=|\]\]?)")
 
 
@@ -100,13 +113,19 @@ def _too_deep(text: str) -> int | None:
 
     Only lines that start with a key (`a.b = …`, `[a.b]`) count: a string in a multi-line
     array is a value, whatever it holds."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _KEY.match(line)
+    lines = text.splitlines()
+    # A key is part of its line, so only a line longer than the longest key or with more dots
+    # than the deepest can hold one over the limits: a few lines in a report, picked out by
+    # C-level iterators rather than a Python loop over every line of 200 reports.
+    longer = map(_MAX_KEY_CHARS.__lt__, map(len, lines))
+    deeper = map(_MAX_KEY_DOTS.__lt__, map(operator.methodcaller("count", "."), lines))
+    for index in compress(range(len(lines)), map(operator.or_, longer, deeper)):
+        match = _KEY.match(lines[index])
         if match is None or (match.group(1) is None) != (match.group(3) == "="):
             continue
         key = match.group(2)
         if key.count(".") > _MAX_KEY_DOTS or len(key) > _MAX_KEY_CHARS:
-            return number
+            return index + 1
     return None
 
 
