@@ -3,7 +3,11 @@ terminal, every student's file told apart however names are cut, totals and note
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import re
 import sys
+from typing import Iterable
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
@@ -28,8 +32,6 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
 
     from wizard.i18n import t
     from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS
-    from wizard.textout import cell_width
-
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
     columns = list(TABLE_COLUMNS)
@@ -54,7 +56,7 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
             # Said once below the table; a folder longer than the line is cut in its middle.
             notes.append(_note_with_path("roster.folder", "folder", folder, lang, width))
     # A tagged name keeps room for some of the name besides its tag, where the width allows.
-    tagged = max([cell_width(tag) for tag in tags if tag], default=0)
+    tagged = max([_width(tag) for tag in tags if tag], default=0)
 
     def fit(at_least: int = 0) -> tuple[list[str], dict[str, int], list[str]]:
         for floor in (tagged + 10, tagged + 6, _MIN_WIDTH["file"]):
@@ -92,14 +94,14 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
         line = [files[i]]
         for c in columns[1:]:
             text = cells[c][i]
-            if cell_width(text) > widths[c]:
+            if _width(text) > widths[c]:
                 text = _cut(text, widths[c])
                 cut = True
             line.append(text)
         shown.append(line)
 
     def line(texts: list[str]) -> str:
-        return _SEP.join(x + " " * (widths[c] - cell_width(x)) for x, c in zip(texts, columns)).rstrip()
+        return _SEP.join(x + " " * (widths[c] - _width(x)) for x, c in zip(texts, columns)).rstrip()
 
     out = [line([titles[c] for c in columns]), line(["-" * widths[c] for c in columns])]
     out += [line(r) for r in shown]
@@ -175,18 +177,17 @@ def _note_with_path(key: str, name: str, path: str, lang: str, width: int, **val
     """A note under the table that names a folder or a start of names; one longer than a line
     is cut in its middle."""
     from wizard.i18n import t
-    from wizard.textout import cell_width
-
     room = max(width - 1, 20) - 4   # a line of its own, with the quotes and the full stop
-    if cell_width(path) > room:
+    if _width(path) > room:
         path = _cut(path, room, middle=True)
     return t(key, lang, **{name: path}, **values)
 
 
-def _one_line(value: str) -> str:
-    import re
+_LINE_BREAK = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]")
 
-    return re.sub(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]", " ", value)
+
+def _one_line(value: str) -> str:
+    return _LINE_BREAK.sub(" ", value)
 
 
 def _layout(columns: list[str], titles: dict[str, str], cells: dict[str, list[str]],
@@ -194,11 +195,9 @@ def _layout(columns: list[str], titles: dict[str, str], cells: dict[str, list[st
             ) -> tuple[list[str], dict[str, int], list[str]]:
     """Which columns to show and how wide: leave out the least important ones until the rest fit
     at their floors, then narrow the widest of what may be cut, one cell at a time."""
-    from wizard.textout import cell_width
-
     natural = _natural(titles, cells)
     min_width = _MIN_WIDTH if min_width is None else min_width
-    floor = {c: min(natural[c], max(min_width.get(c, natural[c]), cell_width(titles[c])))
+    floor = {c: min(natural[c], max(min_width.get(c, natural[c]), _width(titles[c])))
              for c in columns}
     order = list(columns)
     columns = list(columns)
@@ -227,20 +226,18 @@ def _wrap_to(text: str, width: int) -> list[str]:
     """Wrapped into `width` cells: Chinese closing punctuation may not start a line, so it can
     hang past the wrap width; wrap narrower until it does not (a path too long for any line
     stays whole)."""
-    from wizard.textout import cell_width, wrap
+    from wizard.textout import wrap
 
     limit = max(width - 1, 20)
     for narrower in range(limit, max(limit - 8, 10), -1):
         lines = wrap(text, narrower)
-        if all(cell_width(line) <= limit for line in lines):
+        if all(_width(line) <= limit for line in lines):
             return lines
     return wrap(text, limit)
 
 
 def _natural(titles: dict[str, str], cells: dict[str, list[str]]) -> dict[str, int]:
-    from wizard.textout import cell_width
-
-    return {c: max([cell_width(titles[c])] + [cell_width(x) for x in cells[c]]) for c in titles}
+    return {c: max([_width(titles[c])] + [_width(x) for x in cells[c]]) for c in titles}
 
 
 def _table_width(columns: list[str], widths: dict[str, int]) -> int:
@@ -287,26 +284,24 @@ def _fit_names(names: list[str], width: int, tags: list[str], lead: str = "",
     could be read as another student's file (or reads the same as another row) is cut
     elsewhere: its start and end in other proportions, else a window on the part that tells it
     apart ("…t-07-gpu-re…"), so no two students look alike at any width."""
-    from wizard.textout import cell_width
-
     mark = _ellipsis()
     bases = [n[:-5] if n.lower().endswith(".toml") and len(n) > 5 else n for n in names]
-    rooms = [width - cell_width(lead) - cell_width(tag) for tag in tags]
+    rooms = [width - _width(lead) - _width(tag) for tag in tags]
     texts: list[str] = []
     patterns: list[tuple[str, ...] | None] = []
     for name, base, room, tag in zip(names, bases, rooms, tags):
-        if cell_width(name) <= room:
+        if _width(name) <= room:
             texts.append(name)
             patterns.append(("full", name))
-        elif cell_width(base) <= room:
+        elif _width(base) <= room:
             texts.append(base)
             patterns.append(("full", base))
-        elif room <= cell_width(mark) + 1:   # no room for a name at all: cut what there is
+        elif room <= _width(mark) + 1:   # no room for a name at all: cut what there is
             texts.append(_cut(lead + name + tag, width))
             patterns.append(None)
         else:
-            head = _take(base, (room - cell_width(mark)) // 2)
-            tail = _take_end(base, room - cell_width(mark) - cell_width(head))
+            head = _take(base, (room - _width(mark)) // 2)
+            tail = _take_end(base, room - _width(mark) - _width(head))
             texts.append(head + mark + tail)
             patterns.append(("ends", head, tail))
     shown = [(lead + text + tag) if pattern else text
@@ -324,9 +319,31 @@ def _fit_names(names: list[str], width: int, tags: list[str], lead: str = "",
                     and base.endswith(pattern[2]))
         return pattern[1] in base
 
+    # Indexes, so that checking a row against the others does not look at all 200 of them: the
+    # rows a "full" or "ends" cut may match, and the rows showing each text.
+    by_name: dict[str, list[int]] = {}
+    for j, (name, base) in enumerate(zip(names, bases)):
+        for key in {name, base}:
+            by_name.setdefault(key, []).append(j)
+    by_base = sorted(range(len(bases)), key=bases.__getitem__)
+    sorted_bases = [bases[j] for j in by_base]
+    showing: dict[str, set[int]] = {}
+    for j, text in enumerate(shown):
+        showing.setdefault(text, set()).add(j)
+
+    def may_match(pattern: tuple[str, ...]) -> Iterable[int]:
+        """Every row `pattern` matches (and maybe a few more)."""
+        if pattern[0] == "full":
+            return by_name.get(pattern[1], ())
+        if pattern[0] == "ends":   # the bases that start with the head sort together
+            start = bisect.bisect_left(sorted_bases, pattern[1])
+            return itertools.takewhile(lambda j: bases[j].startswith(pattern[1]), by_base[start:])
+        return range(len(names))
+
     def clear(i: int, pattern: tuple[str, ...], text: str) -> bool:
-        return all(j == i or names[j] == names[i]
-                   or (not matches(pattern, j) and shown[j] != text) for j in range(len(names)))
+        others = (j for j in itertools.chain(may_match(pattern), showing.get(text, ()))
+                  if j != i and names[j] != names[i])
+        return not any(matches(pattern, j) or shown[j] == text for j in others)
 
     for i, pattern in enumerate(patterns):
         if pattern is None or clear(i, pattern, shown[i]):
@@ -334,6 +351,8 @@ def _fit_names(names: list[str], width: int, tags: list[str], lead: str = "",
         for candidate in _other_cuts(bases[i], rooms[i], mark, lead):
             text = lead + candidate[0] + tags[i]
             if clear(i, candidate[1], text):
+                showing[shown[i]].discard(i)
+                showing.setdefault(text, set()).add(i)
                 shown[i] = text
                 break
     return shown
@@ -341,18 +360,16 @@ def _fit_names(names: list[str], width: int, tags: list[str], lead: str = "",
 
 def _other_cuts(base: str, room: int, mark: str, lead: str):
     """Cuts of `base` into `room` cells, nearest the middle first: (text, pattern)."""
-    from wizard.textout import cell_width
-
-    keep = room - cell_width(mark)
+    keep = room - _width(mark)
     middle = keep // 2
     for step in range(1, keep + 1):
         for h in (middle - step, middle + step):
             if 0 <= h <= keep and (h > 0 or not lead):
                 head = _take(base, h)
-                tail = _take_end(base, keep - cell_width(head))
+                tail = _take_end(base, keep - _width(head))
                 if len(head) + len(tail) < len(base):
                     yield head + mark + tail, ("ends", head, tail)
-    inner = room - 2 * cell_width(mark)
+    inner = room - 2 * _width(mark)
     if inner < 1:
         return
     for start in range(1, len(base)):
@@ -362,13 +379,20 @@ def _other_cuts(base: str, room: int, mark: str, lead: str):
         yield mark + mid + mark, ("window", mid)
 
 
-def _take(text: str, cells: int) -> str:
-    """The start of `text` that fits in `cells`."""
+def _width(text: str) -> int:
+    """cell_width, at once for ASCII (one cell a character): a roster measures every cell often."""
+    if text.isascii():
+        return len(text)
     from wizard.textout import cell_width
 
+    return cell_width(text)
+
+
+def _take(text: str, cells: int) -> str:
+    """The start of `text` that fits in `cells`."""
     kept, used = [], 0
     for ch in text:
-        used += cell_width(ch)
+        used += _width(ch)
         if used > cells:
             break
         kept.append(ch)
@@ -380,8 +404,6 @@ def _take_end(text: str, cells: int) -> str:
 
 
 def _compact_cell(column: str, value: str, lang: str) -> str:
-    import re
-
     from wizard.i18n import has, t
 
     if column == "gpu":
@@ -400,17 +422,15 @@ def _compact_cell(column: str, value: str, lang: str) -> str:
 def _cut(text: str, width: int, middle: bool = False) -> str:
     """`text` in at most `width` cells, the cut marked with an ellipsis (in the middle: file names
     differ at their start and their end)."""
-    from wizard.textout import cell_width
-
     mark = _ellipsis()
-    room = width - cell_width(mark)
+    room = width - _width(mark)
     if room <= 0:
         return mark[:width]
 
     if not middle:
         return _take(text, room) + mark
     head = _take(text, room // 2)
-    return head + mark + _take_end(text, room - cell_width(head))
+    return head + mark + _take_end(text, room - _width(head))
 
 
 def _ellipsis() -> str:
