@@ -50,15 +50,16 @@ def _identity(report: Any) -> str | None:
     the same second, each probe taking the same milliseconds. Two students' computers do not
     produce that (not even a lab of identical ones); one file sent twice does. The redacted
     reports hold nothing else that could tell one computer from another, so two different
-    checks of one computer stay two rows."""
-    import hashlib
+    checks of one computer stay two rows.
+
+    The canonical text itself, not a digest of it: a class's reports are a few MB at most, and
+    a roster need not import hashlib."""
     import json
 
     try:
-        text = json.dumps(report, sort_keys=True, default=str, ensure_ascii=False)
+        return json.dumps(report, sort_keys=True, default=str, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return None
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
