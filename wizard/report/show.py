@@ -9,12 +9,11 @@ from typing import Any
 def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> str:
     """A valid report as terminal text, in `lang` (labels; the saved texts stay as saved)."""
     from wizard.i18n import t
+    from wizard.report.reading import created_text
     from wizard.textout import mark
 
     out: list[str] = []
     out.append(t("report.show.title", lang))
-    from wizard.report.reading import created_text
-
     created = created_text(report["created"])
     out.append(t("report.show.created", lang, created=created, version=report["tool_version"]))
     out.append(t("report.show.redacted" if report["redacted"] else "report.show.not-redacted", lang))
