@@ -77,7 +77,8 @@ def test_a_key_too_deep_is_refused_before_parsing(tmp_path):
 _TEXT = st.lists(st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters='"\\\n\r'), max_size=8),
     st.sampled_from(["\\u001b", "\\u0007", "\\b", "\\f", "\\r", "\\n", "\\t", '\\"', "\\\\",
-                     "\\U0000202E", "\\u200b", "\\u0085", "\\\\u001b", "\u202e", "\u200b", "\x85",
+                     "\\U0000202E", "\\u200b", "\\u0085", "\\\\u001b", "\\\\\\u001b",
+                     "C:\\\\Users\\\\ana", "\\\\\\\\b", "\u202e", "\u200b", "\x85",
                      "\ufeff", "\u061c"]),
 ), max_size=6).map("".join)
 

@@ -66,13 +66,14 @@ def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, 
     # Only a control character in the file or an escape that can make one (`\u001b`, `\b`)
     # puts one in the data; a file with neither (nearly every report) is returned as parsed.
     # Text decoded as UTF-8 holds no lone surrogates, the other thing clean_strings mends.
-    if strip_controls(text) != text or _RISKY_ESCAPE.search(text):
+    if strip_controls(text) != text or _RISKY_ESCAPE.search(text.replace("\\\\", "")):
         data = clean_strings(data)
     return data
 
 
-# Any escape but \n, \t, \" and \\ (a false alarm such as `\\u` only costs the full clean).
-_RISKY_ESCAPE = re.compile(r'\\[^nt"\\]')
+# Any escape but \n, \t and \", once every \\ is gone: a Windows path's "C:\\Users" is no alarm;
+# a false one (a backslash in a 'literal string') only costs the full clean.
+_RISKY_ESCAPE = re.compile(r'\\[^nt"]')
 
 
 def created_text(value: Any) -> str | None:
