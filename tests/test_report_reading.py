@@ -59,6 +59,9 @@ def test_too_deep_finds_the_same_line_as_the_plain_loop(text):
     ('a = 1\n"' + "k" * _MAX_KEY_CHARS + '" = 1\n', 2),     # with its quotes: over the limit
     ("a = 1\nb = [\n  \"" + "a." * 40 + "\",\n]\n", None),   # a value, not a key
     ("a." * _MAX_KEY_DOTS + "b = 1\n" + "k" * _MAX_KEY_CHARS + " = 1\n", None),  # at the limits
+    ('detail = "' + "x. " * 150 + '"\n', None),                   # a long text, a short key
+    ("a." * (_MAX_KEY_DOTS + 1) + 'b = "' + "x" * 300 + '"\n', 1),  # a deep key, a long text
+    ('  "' + "x." * 150 + '" = 1\n', 1),                           # a long quoted key
 ])
 def test_too_deep_limits(text, line):
     assert _too_deep(text) == line == plain_too_deep(text)

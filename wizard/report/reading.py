@@ -121,6 +121,8 @@ def _too_deep(text: str) -> int | None:
     longer = map(_MAX_KEY_CHARS.__lt__, map(len, lines))
     deeper = map(_MAX_KEY_DOTS.__lt__, map(operator.methodcaller("count", "."), lines))
     for index in compress(range(len(lines)), map(operator.or_, longer, deeper)):
+        if _plainly_short(lines[index]):
+            continue
         match = _KEY.match(lines[index])
         if match is None or (match.group(1) is None) != (match.group(3) == "="):
             continue
@@ -128,6 +130,20 @@ def _too_deep(text: str) -> int | None:
         if key.count(".") > _MAX_KEY_DOTS or len(key) > _MAX_KEY_CHARS:
             return index + 1
     return None
+
+
+def _plainly_short(line: str) -> bool:
+    """True when a glance shows that `line` holds no key over the limits, the two common long
+    lines: `detail = "…"` (a bare key, all before the first "=") and `  "…",` in an array (a
+    quoted string not followed by ".", "=" or "]", so no key). Otherwise the pattern decides."""
+    head, equals, _ = line.partition("=")
+    if equals and not any(c in head for c in "\"'[]"):
+        return len(head) <= _MAX_KEY_CHARS and head.count(".") <= _MAX_KEY_DOTS
+    body = line.lstrip()
+    if body[:1] == '"' and "\\" not in line:
+        close = body.find('"', 1)
+        return close > 0 and body[close + 1:].lstrip()[:1] not in (".", "=", "]")
+    return False
 
 
 def _size(n: int) -> str:
