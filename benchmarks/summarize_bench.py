@@ -2,11 +2,14 @@
 
     python -m benchmarks.summarize_bench [--runs N] [--reports N] [--keep DIR]
 
-The issue's target: summarizing 200 generated reports finishes in well under a second (here:
-a median under 0.5 s wall-clock), for the table and for `--csv`.
+The target (issue 13): summarizing 200 generated reports takes at most 1.5× the tomllib floor
+below, for the table and for `--csv`, in the slowest of the runs (three by default): each run
+times every case once, interleaved, and its ratio is candidate / floor of that run, so a noisy
+neighbour slows both alike and one slow run cannot hide behind a median. The issue's first
+target, well under a second, is printed beside it (0.5 s) but depends on the machine.
 
 The reports are made the way the wizard makes them (`build_report` on the recorded machines in
-tests/machines, through the real `diagnose` and `advise`), with varied answers, both languages,
+tests/machines, through the real `evaluate` (findings and advice)), with varied answers, both languages,
 most redacted (each student's host name and home folder scrubbed) and a few `--no-redact`, plus
 three broken files (not UTF-8, bad TOML, an invalid report), so the run also takes the "skipped,
 exit 2" path a real class folder takes.
@@ -16,8 +19,7 @@ Baselines, measured in the same run and interleaved with the candidates:
 * the floor: `python -c` that reads and parses the same 200 files with `tomllib` and nothing
   else. Any summarizer written in Python must at least start the interpreter and parse every
   file, so the ratio against this floor is what gpu-wizard adds: importing itself and its
-  strings, validating each report, and rendering. The ratio is the figure; the absolute median
-  is checked against the target.
+  strings, validating each report, and rendering. The ratio is the figure.
 Not a test: nothing here asserts.
 """
 
@@ -31,10 +33,13 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from benchmarks.harness import Figure, compare, print_table
+from benchmarks.harness import Figure, Timing, compare, print_table
+
 from tests.recorded import MACHINE_FILES
 
-TARGET_S = 0.5          # "well under a second"
+TARGET_RATIO = 1.5      # at most this many times the floor, in the slowest run
+TARGET_S = 0.5          # "well under a second": shown, not checked (it depends on the machine)
+RUNS = 3
 FLOOR = "floor: tomllib reads the files"
 START = "python -c pass"
 TABLE = "gpu-wizard report summarize"
@@ -50,9 +55,8 @@ _BUDGETS = ((0, "CNY"), (3000, "CNY"), (5000, "CNY"), (12000, "CNY"), (None, "US
 
 def generate(folder: Path, count: int = 200) -> list[Path]:
     """`count` report files in `folder` (a few deliberately broken); their paths, in order."""
-    from wizard.advise import advise
     from wizard.answers import Answers
-    from wizard.diagnose import diagnose
+    from wizard.evaluate import evaluate
     from wizard.knowledge import load_knowledge
     from wizard.probe.model import machine_from_dict
     from wizard.report import build_report, dumps_report
@@ -82,8 +86,8 @@ def generate(folder: Path, count: int = 200) -> list[Path]:
                           goals[i % len(goals)])
         key = (i % len(machines), lang, answers)
         if key not in cache:
-            findings = diagnose(machine, lang)
-            cache[key] = (findings, advise(answers, machine, knowledge, lang, findings))
+            outcome = evaluate(machine, answers, knowledge, lang)
+            cache[key] = (outcome.findings, outcome.recommendation)
         findings, rec = cache[key]
         # Each student's own identifiers, as a live probe would see them.
         student = f"student{i:03d}"
@@ -97,7 +101,12 @@ def generate(folder: Path, count: int = 200) -> list[Path]:
     return paths
 
 
-def measure(runs: int = 7, reports: int = 200, keep: str | None = None) -> list[Figure]:
+def slowest_ratio(candidate: Timing, floor: Timing) -> float:
+    """The ratio of the slowest run: each run's candidate over the same run's floor."""
+    return max(c / f for c, f in zip(candidate.samples, floor.samples))
+
+
+def measure(runs: int = RUNS, reports: int = 200, keep: str | None = None) -> list[Figure]:
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="gpu-wizard-summarize-") as tmp:
         folder = Path(keep) if keep else Path(tmp)
@@ -114,20 +123,22 @@ def measure(runs: int = 7, reports: int = 200, keep: str | None = None) -> list[
     print_table(timings, FLOOR)
     print()
     figures = []
-    floor = timings[FLOOR].median
+    floor = timings[FLOOR]
     for name, label in ((TABLE, f"summarize {reports} (table)"), (CSV, f"summarize {reports} --csv")):
-        median = timings[name].median
-        ok = median <= TARGET_S
-        figures.append(Figure(label, median / floor, f"{median:.3f} s vs floor {floor:.3f} s",
-                              f"< {TARGET_S:g} s wall", ok))
-        print(f"{label}: {median / floor:.2f}× the tomllib floor, {median:.3f} s median "
-              f"(target < {TARGET_S:g} s)  {'ok' if ok else 'OVER'}")
+        ratio = slowest_ratio(timings[name], floor)
+        slowest = max(timings[name].samples)
+        ok = ratio <= TARGET_RATIO
+        figures.append(Figure(label, ratio, f"slowest of {runs}: {slowest:.3f} s, floor "
+                              f"{max(floor.samples):.3f} s", f"<= {TARGET_RATIO:g}× tomllib", ok))
+        print(f"{label}: {ratio:.2f}× the tomllib floor in the slowest of {runs} runs "
+              f"(target <= {TARGET_RATIO:g}×), {slowest:.3f} s at worst (the issue's < {TARGET_S:g} s: "
+              f"{'yes' if slowest < TARGET_S else 'no'})  {'ok' if ok else 'OVER'}")
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=RUNS, help="timed runs; the slowest counts")
     parser.add_argument("--reports", type=int, default=200, help="how many report files to generate")
     parser.add_argument("--keep", metavar="DIR", help="write the reports here and keep them")
     args = parser.parse_args(argv)

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard import report as report_module
 from wizard.advise import advise
 from wizard.answers import Answers
 from wizard.findings import Finding
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import ProbeNote, machine_from_dict
+from wizard.report import saving as report_saving
 from wizard.report import (
     SCHEMA, ReportExistsError, ReportInvalidError, ReportReadError, ReportSaveError, build_report,
     default_report_path, dumps_report, interpreter_name, load_report, next_free_path, read_report,
@@ -282,7 +282,7 @@ def test_a_name_taken_during_the_save_is_not_overwritten(knowledge, tmp_path, mo
         Path(dst).write_text("someone else's", encoding="utf-8")
         return real_link(src, dst)
 
-    monkeypatch.setattr(report_module.os, "link", racing_link)
+    monkeypatch.setattr(report_saving.os, "link", racing_link)
     with pytest.raises(ReportExistsError):
         save_report(a_report(knowledge), path)
     assert path.read_text(encoding="utf-8") == "someone else's"
@@ -293,8 +293,8 @@ def test_a_failure_midway_leaves_nothing_behind(knowledge, tmp_path, monkeypatch
     def broken(*_args):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(report_module.os, "link", broken)
-    monkeypatch.setattr(report_module.os, "replace", broken)
+    monkeypatch.setattr(report_saving.os, "link", broken)
+    monkeypatch.setattr(report_saving.os, "replace", broken)
     with pytest.raises(ReportSaveError) as caught:
         save_report(a_report(knowledge), tmp_path / "r.toml")
     assert "Input/output error" in str(caught.value)
@@ -305,7 +305,7 @@ def test_a_read_only_folder_gets_a_clear_message(knowledge, tmp_path, monkeypatc
     def denied(*_args, **_kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(report_module.tempfile, "mkstemp", denied)
+    monkeypatch.setattr(report_saving.tempfile, "mkstemp", denied)
     with pytest.raises(ReportSaveError) as caught:
         save_report(a_report(knowledge), tmp_path / "r.toml")
     assert "no permission to write" in caught.value.message("en")
@@ -334,7 +334,7 @@ def test_default_report_path(tmp_path, monkeypatch):
     home.mkdir()
     # A folder that cannot be written (or does not exist) sends the report home.
     assert default_report_path(when, tmp_path / "missing", home) == home / "gpu-report-20261130-090807.toml"
-    monkeypatch.setattr(report_module.os, "access", lambda *_a, **_k: False)
+    monkeypatch.setattr(report_saving.os, "access", lambda *_a, **_k: False)
     assert default_report_path(when, tmp_path, home).parent == home
 
 

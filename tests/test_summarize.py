@@ -13,13 +13,14 @@ import pytest
 from wizard.advise import advise
 from wizard.answers import Answers
 from wizard.cli import main
-from wizard.commands.report_cmd import render_csv, render_table
 from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import machine_from_dict
 from wizard.report import (SUMMARY_COLUMNS, build_report, counted, dumps_report, load_report,
                            save_report, summarize)
+from wizard.report.roster_csv import render_csv
+from wizard.report.roster_table import render_table
 from wizard.textout import cell_width
 
 MACHINES = Path(__file__).parent / "machines"

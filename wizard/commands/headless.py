@@ -64,8 +64,8 @@ def run_headless(args: argparse.Namespace) -> int:
     if not getattr(args, "machine", None) and isinstance(data.get("machine"), dict):
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
-    from wizard.commands.report_cmd import render_recommendation
     from wizard.evaluate import evaluate
+    from wizard.report.show import render_recommendation
     from wizard.report import build_report, save_report
 
     outcome = evaluate(machine, answers, knowledge, lang)

@@ -1,0 +1,47 @@
+"""A report built from what the user saw: answers, machine, findings, recommendation."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any, Iterable
+
+from wizard import __version__
+from wizard.answers import answers_to_dict
+from wizard.i18n import LANGUAGES
+from wizard.probe.model import to_dict
+from wizard.report.redaction import redact_report
+from wizard.report.schema import SCHEMA
+from wizard.textout import clean_strings
+
+
+def build_report(answers: Any, machine: Any, findings: Iterable[Any], recommendation: Any,
+                 lang: str, redact: bool = True, now: dt.datetime | None = None,
+                 identifiers: Iterable[str] | None = None) -> dict[str, Any]:
+    """Everything the user saw, as TOML-ready data; identifiers removed unless redact=False."""
+    created = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+    report = {
+        "schema": SCHEMA,
+        "tool_version": __version__,
+        "created": created.replace(microsecond=0),
+        "language": lang if lang in LANGUAGES else "en",
+        "redacted": False,
+        "answers": answers_to_dict(answers) if dataclasses.is_dataclass(answers) else dict(answers),
+        "machine": _plain(machine),
+        "findings": [_plain(f) for f in findings],
+        "recommendation": _plain(recommendation),
+    }
+    report = clean_strings(report)  # a recorded machine may carry undecodable OS bytes
+    return redact_report(report, identifiers) if redact else report
+
+
+def _plain(obj: Any) -> Any:
+    return to_dict(obj) if dataclasses.is_dataclass(obj) else _drop_none(obj)
+
+
+def _drop_none(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _drop_none(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, (list, tuple)):
+        return [_drop_none(v) for v in obj]
+    return obj

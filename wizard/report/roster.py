@@ -1,0 +1,123 @@
+"""The class roster: one row per report (who is ready, which GPU, torch's state, the verdict),
+with replays and files sent twice marked."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+
+SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",
+                   "replay", "duplicate_of")
+# What the terminal table shows as columns; `replay` and `duplicate_of` mark the file's cell
+# there (neither row is counted as a student).
+TABLE_COLUMNS = SUMMARY_COLUMNS[:8]
+
+
+def _gb_text(value: float) -> str:
+    # As people say sizes: 12, 10.6, 140 (a driver's 11.99 is a 12 GB card).
+    return f"{round(value):d}" if value >= 10 else f"{round(value, 1):g}"
+
+
+def summarize(reports: Iterable[tuple[str, dict[str, Any]]],
+              seen: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """One row per (name, valid report): who is ready, which GPU, torch's state, the verdict.
+
+    A report saved from a replay (`gpu-wizard --machine REPORT`) has replay "yes"; a report
+    identical to an earlier one in the list (the same file sent twice, under two names) names
+    that one in duplicate_of. Neither is another student: see `counted`. `seen` carries the
+    earlier reports over from one call to the next (a roster summarized file by file).
+    """
+    rows: list[dict[str, str]] = []
+    seen = {} if seen is None else seen
+    for name, report in reports:
+        row = _summary_row(name, report)
+        key = _identity(report)
+        if key is not None and key in seen:
+            row["duplicate_of"] = seen[key]
+        elif key is not None:
+            seen[key] = name
+        rows.append(row)
+    return rows
+
+
+def counted(row: dict[str, str]) -> bool:
+    """Whether a roster row is a student of its own: not a replay, not a copy of another row."""
+    return row.get("replay") != "yes" and not row.get("duplicate_of")
+
+
+def _identity(report: Any) -> str | None:
+    """The same for two reports with the same content: the same answers and machine, saved in
+    the same second, each probe taking the same milliseconds. Two students' computers do not
+    produce that (not even a lab of identical ones); one file sent twice does. The redacted
+    reports hold nothing else that could tell one computer from another, so two different
+    checks of one computer stay two rows.
+
+    The canonical text itself, not a digest of it: a class's reports are a few MB at most, and
+    a roster need not import hashlib."""
+    import json
+
+    try:
+        return json.dumps(report, sort_keys=True, default=str, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
+    """The roster row of a report that is "invalid" (read, but fails validation) or
+    "unreadable": the student stays on the roster. An invalid report shows what it can."""
+    row = {column: "" for column in SUMMARY_COLUMNS}
+    if isinstance(data, dict):
+        try:
+            row = _summary_row(name, data)
+        except Exception:  # a hand-edited file can hold anything; the row is best effort
+            pass
+    return {**row, "file": name, "ready": state, "duplicate_of": ""}
+
+
+def torch_has_error(findings: list[Any]) -> bool:
+    return any(isinstance(f, dict) and str(f.get("id", "")).startswith("torch-")
+               and f.get("severity") == "error" for f in findings)
+
+
+def torch_uses_gpu(torch: dict[str, Any], findings: list[Any]) -> bool:
+    """PyTorch can really use the GPU. "Available" is not "usable": a build without the GPU's
+    kernels reports cuda_available and fails at the first kernel (an error finding)."""
+    available = bool(torch.get("cuda_available") or torch.get("mps_available") or torch.get("xpu_available"))
+    tests_failed = any(isinstance(test, dict) and test.get("status") != "ok" for test in torch.get("gpu_tests", []))
+    return available and not tests_failed and not torch_has_error(findings)
+
+
+def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
+    machine = report.get("machine", {})
+    gpus = machine.get("gpus", [])
+    best = max(gpus, key=lambda g: (g.get("vendor") == "nvidia", g.get("vram_gb") or 0),
+               default=None)
+    torch = machine.get("torch") or {}
+    rec = report.get("recommendation", {})
+    errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
+    torch_gpu = torch_uses_gpu(torch, report.get("findings", []))
+    verdict = rec.get("verdict", "")
+    if torch.get("status") == "ok":
+        torch_text = f"{torch.get('version', '?')} ({torch.get('build', '?')})"
+    else:
+        torch_text = torch.get("status", "unknown")
+    # Ready = can start the course today: torch works, nothing is broken, and either its GPU
+    # works or this student does not need one.
+    ready = (errors == 0 and torch.get("status") == "ok"
+             and (torch_gpu or verdict == "no-gpu-needed") and verdict != "fix-setup")
+    vram = best.get("vram_gb") if best else None
+    row = {
+        "file": name,
+        "ready": "yes" if ready else "no",
+        "gpu": best.get("name", "") if best else "",
+        "vram_gb": _gb_text(vram) if isinstance(vram, (int, float)) and not isinstance(vram, bool) else "",
+        "torch": torch_text,
+        "torch_gpu": "yes" if torch_gpu else "no",
+        "verdict": verdict,
+        "errors": str(errors),
+        # Saved from `gpu-wizard --machine REPORT`: an earlier report's machine, not a new check.
+        "replay": "yes" if isinstance(report.get("replay"), dict) else "no",
+        "duplicate_of": "",
+    }
+    # An invalid report's row is best effort: a name that is a number, a verdict that is a table.
+    return {key: value if isinstance(value, str) else "" for key, value in row.items()}
