@@ -30,7 +30,7 @@ def _texts(path: Path, lang: str) -> dict[str, str]:
     """What each front end says about the machine at `path`."""
     from screens import panels
     from wizard.commands.check import render_text
-    from wizard.commands.report_cmd import render_report
+    from wizard.report.show import render_report
 
     knowledge = load_knowledge()
     machine = localize(load_machine(path, lang), lang)
