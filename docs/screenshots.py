@@ -74,8 +74,8 @@ async def _steady(pilot) -> None:
 
 
 async def _shoot(name: str, shot: Shot) -> str:
-    from tests.recorded import machine
     from screens.app import make_app
+    from tests.recorded import machine
 
     app = make_app(shot.lang, machine=machine(shot.machine),
                    report_path=REPORT, now=lambda: NOW, cwd=FOLDER, home=FOLDER,

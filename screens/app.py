@@ -23,14 +23,13 @@ from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
+import screens
+from screens.step import STEPS, StepScreen, localized
 from wizard.evaluate import TorchChooser
 from wizard.i18n import language_from_env, t
 from wizard.live import PROBES, Live, Probes, from_machine, this_machine_probes
 from wizard.state import WizardState
 from wizard.textout import ascii_terminal, clean_strings
-
-import screens
-from screens.step import STEPS, StepScreen, localized
 
 if TYPE_CHECKING:
     from wizard.machine_file import Recording

@@ -9,12 +9,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
-from wizard.answers import BudgetReading, read_budget
-from wizard.i18n import t
-
 from screens.panels import Check, budget_checks
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
+from wizard.answers import BudgetReading, read_budget
+from wizard.i18n import t
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

@@ -6,8 +6,9 @@ snapshot and in LANG=C (where the bar character falls back to '#').
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from wizard.i18n import t
 from wizard.textout import cell_width

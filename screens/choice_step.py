@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from wizard.i18n import t
-
 from screens.panels import Check
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
+from wizard.i18n import t
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

@@ -14,10 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from wizard.i18n import t
-
 from screens.step import ui
 from screens.widgets import Guide, shown_text
+from wizard.i18n import t
 
 
 def ascii_borders(dialog: ModalScreen) -> None:

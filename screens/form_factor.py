@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from wizard.answers import FORM_FACTORS
-
 from screens.choice_step import ChoiceStep
 from screens.panels import Check, detected_form_factor, form_factor_checks
+from wizard.answers import FORM_FACTORS
 
 
 class FormFactorScreen(ChoiceStep):

@@ -17,12 +17,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Log, Static
 
-from wizard.i18n import t
-from wizard.textout import asciify, strip_controls
-
 from screens.dialogs import ascii_borders
 from screens.step import ui
 from screens.widgets import shown_text
+from wizard.i18n import t
+from wizard.textout import asciify, strip_controls
 
 
 class InstallScreen(ModalScreen[Optional[dict]]):
@@ -45,8 +44,8 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         return Content(shown_text(asciify(text) if self.ascii_marks else text))
 
     def compose(self) -> ComposeResult:
-        from wizard.torch_lines import interpreter_line
         from wizard.probe.model import TorchInfo
+        from wizard.torch_lines import interpreter_line
 
         plan, lang = self.plan, self.lang
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from wizard.answers import HAS_NVIDIA
-
 from screens.choice_step import ChoiceStep
 from screens.panels import Check, detected_nvidia, nvidia_checks, nvidia_detection_note
+from wizard.answers import HAS_NVIDIA
 
 
 class NvidiaScreen(ChoiceStep):

@@ -7,14 +7,14 @@ answered yet says what it is doing. Kept apart from the widgets so each rule is 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
-from wizard.textout import count_text, gb_text
-
 from wizard.live import Live
+from wizard.textout import count_text, gb_text
 
 if TYPE_CHECKING:
     from wizard.probe.model import Gpu, Machine, TorchInfo
@@ -87,7 +87,7 @@ def ram_check(live: Live, lang: str) -> Check | None:
     return Check("warning", _u("check.ram_low", lang, ram=gb(s.ram_gb, lang)))
 
 
-def gpu_text(gpu: "Gpu", lang: str) -> str:
+def gpu_text(gpu: Gpu, lang: str) -> str:
     parts = [gpu.name]
     if gpu.vram_gb is not None:
         key = "check.gpu_shared" if gpu.unified_memory else "check.gpu_vram"
@@ -155,7 +155,7 @@ def torch_check(live: Live, lang: str) -> Check:
     return Check(torch_kind(info, live), torch_text(info, lang))
 
 
-def torch_text(info: "TorchInfo", lang: str) -> str:
+def torch_text(info: TorchInfo, lang: str) -> str:
     try:
         from wizard.torch_lines import torch_message
     except ImportError:  # a build without the torch probe
@@ -163,7 +163,7 @@ def torch_text(info: "TorchInfo", lang: str) -> str:
     return torch_message(info, lang)
 
 
-def torch_kind(info: "TorchInfo", live: Live) -> str:
+def torch_kind(info: TorchInfo, live: Live) -> str:
     if info.status in ("import-error", "crashed"):
         return "error"
     if info.status in ("not-installed", "timeout"):
@@ -366,7 +366,7 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
     return out
 
 
-def local_gpu_memory(machine: "Machine", knowledge: Any) -> tuple[str, float | None, float | None] | None:
+def local_gpu_memory(machine: Machine, knowledge: Any) -> tuple[str, float | None, float | None] | None:
     """(name, usable GPU memory, memory as shown) of the GPU the advice would use; None when
     there is none. The first size is compared with the goal, the second is the one shown."""
     from wizard.advise import local_gpu  # the advice's own rule, so both always agree

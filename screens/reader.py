@@ -15,11 +15,10 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from wizard.i18n import t
-from wizard.textout import asciify
-
 from screens import markdown_lite
 from screens.widgets import Guide, shown_text
+from wizard.i18n import t
+from wizard.textout import asciify
 
 
 class GuidePane(VerticalScroll):

@@ -10,14 +10,13 @@ from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
-from wizard.advise import format_money
-from wizard.i18n import t
-from wizard.textout import asciify
-
 from screens import chart
 from screens.panels import Check, benchmark_checks, gb, torch_size_text
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import Bullets, CheckPanel, Guide
+from wizard.advise import format_money
+from wizard.i18n import t
+from wizard.textout import asciify
 
 if TYPE_CHECKING:
     from wizard.evaluate import Outcome

@@ -9,11 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Button, Input, Static
 
-from wizard.i18n import t
-from wizard.report import ReportError, ReportExistsError
-
 from screens.panels import Check
 from screens.step import BASE_KEYS, StepScreen, ui
+from wizard.i18n import t
+from wizard.report import ReportError, ReportExistsError
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

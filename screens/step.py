@@ -23,14 +23,13 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
-from wizard.content import ContentError, content_dir, read_page
-from wizard.i18n import t
-from wizard.textout import asciify
-
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
 from screens.reader import GuidePane
 from screens.widgets import CheckPanel, Guide, clip, shown_text
+from wizard.content import ContentError, content_dir, read_page
+from wizard.i18n import t
+from wizard.textout import asciify
 
 if TYPE_CHECKING:
     from wizard.state import WizardState
@@ -84,8 +83,8 @@ NARROW_KEYS = ("back", "next", "help")
 
 
 @cache
-def localized(cls: type["StepScreen"], lang: str, ascii_only: bool = False,
-              narrow: bool = False) -> type["StepScreen"]:
+def localized(cls: type[StepScreen], lang: str, ascii_only: bool = False,
+              narrow: bool = False) -> type[StepScreen]:
     """`cls` with its footer bindings described in `lang` (in ASCII for a LANG=C terminal).
 
     Textual reads binding descriptions from the class, so each language gets a subclass with

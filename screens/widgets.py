@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -18,10 +18,9 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wizard.textout import ASCII_MARKS, MARKS, asciify
-
 from screens.markdown_lite import Wrapped
 from screens.panels import Check, errors_first
+from wizard.textout import ASCII_MARKS, MARKS, asciify
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -154,7 +153,7 @@ class Bullets(Static):
 class _CheckLines(Bullets):
     """The lines inside a CheckPanel; each mark takes its colour from the panel's checks."""
 
-    def __init__(self, panel: "CheckPanel", items: Iterable[tuple[str, str]], **kwargs):
+    def __init__(self, panel: CheckPanel, items: Iterable[tuple[str, str]], **kwargs):
         super().__init__(items, **kwargs)
         self.panel = panel
 
@@ -290,7 +289,7 @@ class Choices(OptionList):
     """The answers of a question. The current answer is marked; Enter or a click picks one."""
 
     class Picked(Message):
-        def __init__(self, choices: "Choices", value: str) -> None:
+        def __init__(self, choices: Choices, value: str) -> None:
             super().__init__()
             self.choices = choices
             self.value = value

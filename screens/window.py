@@ -22,10 +22,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from screens.markdown_lite import Wrapped
 from wizard.i18n import t
 from wizard.textout import asciify, wrap_glued
-
-from screens.markdown_lite import Wrapped
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -91,7 +90,7 @@ def too_small_text(lang: str, size: Size, ascii_marks: bool = False) -> str:
     return asciify(text) if ascii_marks else text
 
 
-def fit_window(app: "App", size: Size | None = None) -> None:
+def fit_window(app: App, size: Size | None = None) -> None:
     """Cover every screen while the window is too small; uncover them when it is not."""
     size = size or app.size
     small = too_small(size)

@@ -7,8 +7,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wizard.answers import (
-    FORM_FACTORS, HAS_NVIDIA, NEED_GPU, Answers, AnswersError, answers_problems, answers_to_dict,
-    parse_answers, parse_budget, read_budget, unknown_answer_keys,
+    FORM_FACTORS,
+    HAS_NVIDIA,
+    NEED_GPU,
+    Answers,
+    AnswersError,
+    answers_problems,
+    answers_to_dict,
+    parse_answers,
+    parse_budget,
+    read_budget,
+    unknown_answer_keys,
 )
 from wizard.i18n import has
 from wizard.knowledge import load_knowledge

@@ -15,17 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from wizard.live import Probes, from_machine
+from screens.app import ascii_terminal, exit_summary, make_app
 from screens.widgets import CheckPanel, Choices
 from tests.pilot import answer, at_step, choose, save, shown, squeeze, type_budget, until, walk
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.advise import advise
 from wizard.answers import Answers
-from screens.app import ascii_terminal, exit_summary, make_app
 from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.install import choose_for_machine
 from wizard.knowledge import load_knowledge
+from wizard.live import Probes, from_machine
 from wizard.probe.model import Benchmark
 from wizard.report import validate_report
 

@@ -11,11 +11,11 @@ from rich.cells import cell_len
 from textual.widgets import Footer, Input
 from textual.widgets.input import Selection
 
+from screens.app import exit_summary, make_app
 from screens.step import STEPS
 from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
 from tests.pilot import at_step, save, screen_rows, type_budget, until, walk
 from tests.recorded import machine
-from screens.app import exit_summary, make_app
 from wizard.i18n import t
 
 pytestmark = pytest.mark.usefixtures("quiet_terminal")

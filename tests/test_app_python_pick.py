@@ -10,10 +10,10 @@ from dataclasses import replace
 
 from textual.widgets import Input, OptionList, Static
 
-from wizard.live import Probes, from_machine
+from screens.app import make_app
 from tests.pilot import at_step, shown, squeeze, until
 from tests.recorded import machine
-from screens.app import make_app
+from wizard.live import Probes, from_machine
 from wizard.probe.model import OtherPython
 
 OTHER = sys.executable  # listed Pythons exist: the pick is checked like a typed path

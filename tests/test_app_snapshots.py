@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
+from screens.app import make_app
 from screens.step import STEPS
 from tests.pilot import to_step, type_budget, until
 from tests.recorded import machine
-from screens.app import make_app
 
 REPORT = "reports/gpu-report.toml"   # shown as typed: no tmp path, no clock in the picture
 

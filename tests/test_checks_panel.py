@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from textual.app import App
 
+from screens.app import make_app
 from screens.panels import Check, errors_first
 from screens.widgets import CheckPanel
 from tests.pilot import at_step, screen_rows, squeeze, until
 from tests.recorded import machine
-from screens.app import make_app
 from wizard.diagnose import diagnose
 from wizard.i18n import t
 

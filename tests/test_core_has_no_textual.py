@@ -7,7 +7,6 @@ import sys
 import wizard
 
 
-
 def core_modules() -> list[str]:
     """Every module under wizard/: the App lives in screens/ (tests/test_import_rules.py)."""
     return sorted(m.name for m in pkgutil.walk_packages(wizard.__path__, "wizard."))

@@ -13,12 +13,12 @@ from textual.geometry import Region
 from textual.widgets import Input
 
 from screens import markdown_lite
+from screens.app import make_app, screen_class
 from screens.reader import ReaderScreen
 from screens.step import STEPS, guide_page
 from screens.widgets import Choices, Guide
 from tests.pilot import answer, at_step, squeeze, type_budget, until, walk
 from tests.recorded import machine
-from screens.app import make_app, screen_class
 from wizard.content import content_dir
 from wizard.i18n import t
 

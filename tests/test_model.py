@@ -8,8 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wizard.probe.model import (
-    CHASSIS, GPU_SOURCES, GPU_VENDORS, NVIDIA_STATUSES, Gpu, Machine, MachineFormatError, NvidiaInfo,
-    machine_from_dict, to_dict,
+    CHASSIS,
+    GPU_SOURCES,
+    GPU_VENDORS,
+    NVIDIA_STATUSES,
+    Gpu,
+    Machine,
+    MachineFormatError,
+    NvidiaInfo,
+    machine_from_dict,
+    to_dict,
 )
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
@@ -77,9 +85,9 @@ def test_not_a_table():
 
 
 def test_one_problem_per_value_and_no_negative_sizes():
-    from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
-    from wizard.machine_file import load_machine
     from tests.conftest import MACHINES
+    from wizard.machine_file import load_machine
+    from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
 
     data = to_dict(load_machine(MACHINES / "laptop-4060.toml"))
     data["gpus"][0]["vendor"] = 7

@@ -15,10 +15,10 @@ import pytest
 
 from wizard.answers import Answers
 from wizard.evaluate import evaluate
+from wizard.identify import localize
 from wizard.knowledge import load_knowledge
 from wizard.live import from_machine
 from wizard.machine_file import load_machine
-from wizard.identify import localize
 from wizard.report import build_report
 from wizard.textout import gb_text
 

@@ -14,10 +14,10 @@ import tomli_w
 from tests.realoutputs import FOLDER as REAL_OUTPUTS
 from tests.realoutputs import section, sections
 from tests.recorded import MACHINE_FILES, MACHINES
-from wizard.content import content_dir
 from wizard import nvidia_explain as explain
-from wizard.probe import pci, windows
+from wizard.content import content_dir
 from wizard.identify import name_gpus
+from wizard.probe import pci, windows
 from wizard.probe.gather import merge_gpus
 from wizard.probe.model import Gpu, Machine, machine_from_dict, to_dict
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from screens.app import make_app
 from tests.conftest import run_cli
 from tests.pilot import answer, at_step, shown, until
 from tests.recorded import MACHINES
-from screens.app import make_app
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.machine_file import MachineFileError, load_recording
@@ -265,10 +265,10 @@ async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_p
 def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel():
     import dataclasses
 
-    from wizard.live import from_machine
     from screens.panels import MAX_GPU_LINES, gpu_checks
     from screens.widgets import MAX_SHOWN_CHARS, Bullets
     from tests.recorded import machine as recorded_machine
+    from wizard.live import from_machine
 
     machine = recorded_machine("h200-server")
     gpu = dataclasses.replace(machine.gpus[0], name="H200 " * 2000)

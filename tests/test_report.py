@@ -18,12 +18,25 @@ from wizard.answers import Answers
 from wizard.findings import Finding
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import ProbeNote, machine_from_dict
-from wizard.report import saving as report_saving
 from wizard.report import (
-    SCHEMA, ReportExistsError, ReportInvalidError, ReportReadError, ReportSaveError, build_report,
-    default_report_path, dumps_report, interpreter_name, load_report, next_free_path, read_report,
-    redact_report, save_report, summarize, validate_report,
+    SCHEMA,
+    ReportExistsError,
+    ReportInvalidError,
+    ReportReadError,
+    ReportSaveError,
+    build_report,
+    default_report_path,
+    dumps_report,
+    interpreter_name,
+    load_report,
+    next_free_path,
+    read_report,
+    redact_report,
+    save_report,
+    summarize,
+    validate_report,
 )
+from wizard.report import saving as report_saving
 
 MACHINES = Path(__file__).parent / "machines"
 NOW = dt.datetime(2026, 11, 30, 12, 0, 0, tzinfo=dt.timezone.utc)

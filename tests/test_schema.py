@@ -8,9 +8,7 @@ from typing import Optional
 
 import pytest
 
-from wizard.schema import (
-    CONTENT, MAX_ITEMS, SHARED, RecordError, check_record, fits, read_record, record_types, rule,
-)
+from wizard.schema import CONTENT, MAX_ITEMS, SHARED, RecordError, check_record, fits, read_record, record_types, rule
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ and test_guide_and_words).
 from __future__ import annotations
 
 import pytest
-from textual.geometry import Region
 from textual.widgets import Footer
 
 from screens.app import make_app
 from screens.reader import ReaderScreen
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Guide
-from tests.pilot import at_step, save, screen_rows as screen_text, squeeze, until, walk
+from tests.pilot import at_step, save, squeeze, until, walk
+from tests.pilot import screen_rows as screen_text
 from tests.recorded import machine
 from tests.test_app_keys import footer_text, in_view, quits
 from wizard.i18n import t

@@ -17,8 +17,7 @@ from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import machine_from_dict
-from wizard.report import (SUMMARY_COLUMNS, build_report, counted, dumps_report, load_report,
-                           save_report, summarize)
+from wizard.report import SUMMARY_COLUMNS, build_report, counted, dumps_report, load_report, save_report, summarize
 from wizard.report.roster_csv import render_csv
 from wizard.report.roster_table import render_table
 from wizard.textout import cell_width

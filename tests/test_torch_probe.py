@@ -55,7 +55,7 @@ def write_dist(root: Path, name: str, version: str, files: list[str], requires: 
                sizes: bool = True) -> Path:
     meta = root / f"{name.replace('-', '_')}-{version}.dist-info"
     meta.mkdir()
-    headers = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    headers = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     headers += [f"Requires-Dist: {r}" for r in requires]
     (meta / "METADATA").write_text("\n".join(headers) + "\n\nA long description.\nRequires-Dist: not-a-header\n")
     rows = []

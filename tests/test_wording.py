@@ -104,8 +104,8 @@ def _chinese(text: str) -> bool:
 
 
 def _machine(path: Path, lang: str):
-    from wizard.machine_file import load_machine
     from wizard.identify import localize
+    from wizard.machine_file import load_machine
 
     return localize(load_machine(str(path), lang), lang)
 

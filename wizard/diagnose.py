@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from wizard import nvidia_explain
 from wizard.content import ContentError
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.i18n import has, t
 from wizard.install import OVERRIDE_TARGET, rocm_gpus
-from wizard import nvidia_explain
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import gb_text
 from wizard.torch_matrix import load_matrix

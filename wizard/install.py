@@ -12,14 +12,24 @@ explains. Pure: no probing, no I/O beyond reading the matrix once.
 from __future__ import annotations
 
 import re
-
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from wizard.content import ContentError
 from wizard.i18n import t
-from wizard.torch_matrix import (Build, Release, TorchMatrix, arch_support, driver_at_least, driver_tuple,
-                                 load_matrix, parse_cc, sm_name, version_tuple)
+from wizard.torch_matrix import (
+    Build,
+    Release,
+    TorchMatrix,
+    arch_support,
+    driver_at_least,
+    driver_tuple,
+    load_matrix,
+    parse_cc,
+    sm_name,
+    version_tuple,
+)
 
 if TYPE_CHECKING:
     from wizard.probe.model import Machine
@@ -175,7 +185,7 @@ def guess_compute_capability(name: str) -> str | None:
     return None
 
 
-def rocm_gpus(machine: "Machine") -> list:
+def rocm_gpus(machine: Machine) -> list:
     """The AMD GPUs a ROCm build should serve: the discrete cards, else an APU that ROCm
     supports (Strix Halo), never an APU beside a card (that iGPU would only get in the way)."""
     from wizard.vendor_gpus import amd_gfx, amd_is_apu
@@ -191,7 +201,7 @@ def rocm_gpus(machine: "Machine") -> list:
     return [g for g in amd if amd_gfx(g) in supported]
 
 
-def machine_facts(machine: "Machine") -> dict:
+def machine_facts(machine: Machine) -> dict:
     """The choose_torch arguments that describe a probed or recorded machine."""
     from wizard.vendor_gpus import amd_gfx, intel_xpu_capable
 
@@ -237,7 +247,7 @@ def macos_version_of(os_version: str | None) -> str | None:
 _PLAIN_PIP = frozenset({None, "virtualenv", "conda", "path", "own"})
 
 
-def pip_for(machine: "Machine") -> str:
+def pip_for(machine: Machine) -> str:
     """How the install command must call pip so torch lands in the interpreter that was checked:
     plain `pip` in an activated environment, `PYTHON -m pip` for one that is not active."""
     torch = machine.torch
@@ -255,7 +265,7 @@ def shell_quote(path: str, os_name: str | None = None) -> str:
     return shlex.quote(path)
 
 
-def choose_for_machine(machine: "Machine", lang: str = "en", pip: str | None = None) -> TorchChoice:
+def choose_for_machine(machine: Machine, lang: str = "en", pip: str | None = None) -> TorchChoice:
     """`choose_torch` for a whole Machine snapshot (live probes or a recorded report)."""
     return choose_torch(**machine_facts(machine), lang=lang, pip=pip or pip_for(machine))
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from wizard.probe.gather import HardwareResult, NvidiaResult
-    from wizard.probe.model import Benchmark, Gpu, Machine, ProbeNote, TorchInfo
+    from wizard.probe.model import Benchmark, Gpu, Machine, TorchInfo
     from wizard.probe.system import SystemFacts
 
 # The probe modules (psutil, the torch probe, …) are imported only where they are used:
@@ -36,9 +36,9 @@ class Probes:
     Each is called once, in its own thread, and may be slow; `torch` may be None to skip it.
     """
 
-    system: Callable[[], "SystemFacts"]
-    nvidia: Callable[[], "NvidiaResult"]
-    hardware: Callable[[], "HardwareResult"]
+    system: Callable[[], SystemFacts]
+    nvidia: Callable[[], NvidiaResult]
+    hardware: Callable[[], HardwareResult]
     torch: Callable[[], TorchResult] | None = None
     # The torch probe again, for an interpreter the user picked (the welcome step's "Change").
     torch_for: Callable[[str], TorchResult] | None = None
@@ -46,13 +46,13 @@ class Probes:
 
 @dataclass(frozen=True)
 class Live:
-    system: "SystemFacts | None" = None
-    nvidia: "NvidiaResult | None" = None
-    hardware: "HardwareResult | None" = None
+    system: SystemFacts | None = None
+    nvidia: NvidiaResult | None = None
+    hardware: HardwareResult | None = None
     torch: TorchResult | None = None
     failed: dict[str, str] = field(default_factory=dict)  # probe → why it failed
     skipped: frozenset[str] = frozenset()                 # probes that will not run
-    recorded: "Machine | None" = None
+    recorded: Machine | None = None
 
     # ------------------------------------------------------------------ progress ---
 
@@ -75,15 +75,15 @@ class Live:
     def pending(self) -> tuple[str, ...]:
         return tuple(name for name in PROBES if not self.settled(name))
 
-    def with_result(self, name: str, result: object) -> "Live":
+    def with_result(self, name: str, result: object) -> Live:
         return replace(self, **{name: result})
 
-    def with_failure(self, name: str, reason: str) -> "Live":
+    def with_failure(self, name: str, reason: str) -> Live:
         return replace(self, failed={**self.failed, name: reason})
 
     # ---------------------------------------------------------------- partial facts ---
 
-    def gpus(self) -> "tuple[Gpu, ...]":
+    def gpus(self) -> tuple[Gpu, ...]:
         """Every GPU seen so far, NVML's view first (as the assembled machine will have it)."""
         if self.recorded is not None:
             return self.recorded.gpus
@@ -93,13 +93,13 @@ class Live:
         other = self.hardware.gpus if self.hardware else ()
         return merge_gpus(nvml, other)
 
-    def torch_info(self) -> "TorchInfo | None":
+    def torch_info(self) -> TorchInfo | None:
         return self.torch[0] if self.torch else None
 
-    def benchmark(self) -> "Benchmark | None":
+    def benchmark(self) -> Benchmark | None:
         return self.torch[1] if self.torch else None
 
-    def machine(self, lang: str, need_torch: bool = True) -> "Machine | None":
+    def machine(self, lang: str, need_torch: bool = True) -> Machine | None:
         """The whole snapshot once the probes have settled (stand-ins for failures).
 
         With `need_torch=False` it is ready as soon as the quick probes are, so the NVIDIA
@@ -129,7 +129,7 @@ class Live:
         return assemble(system, nvidia, hardware, lang, torch_info, bench, notes)
 
 
-def from_machine(machine: "Machine") -> Live:
+def from_machine(machine: Machine) -> Live:
     """A recorded machine, split into the slots the live probes fill."""
     from wizard.probe.gather import HardwareResult, NvidiaResult
     from wizard.probe.model import ProbeNote
@@ -158,7 +158,7 @@ def from_machine(machine: "Machine") -> Live:
                 recorded=machine)
 
 
-def _unknown_system() -> "SystemFacts":
+def _unknown_system() -> SystemFacts:
     from wizard.probe.system import SystemFacts, os_name
 
     return SystemFacts(os=os_name(), os_version="unknown", arch="unknown", python_version="unknown",
@@ -166,7 +166,7 @@ def _unknown_system() -> "SystemFacts":
                        disk_free_gb=None, hostname=None)
 
 
-def _failed_nvidia(reason: str) -> "NvidiaResult":
+def _failed_nvidia(reason: str) -> NvidiaResult:
     from wizard.probe.gather import NvidiaResult
     from wizard.probe.model import NvidiaInfo, ProbeNote
 
@@ -174,7 +174,7 @@ def _failed_nvidia(reason: str) -> "NvidiaResult":
     return NvidiaResult(info, (), ProbeNote("nvml", "error", None, reason[:300]), reason[:300])
 
 
-def _failed_hardware(reason: str) -> "HardwareResult":
+def _failed_hardware(reason: str) -> HardwareResult:
     from wizard.probe.gather import HardwareResult
     from wizard.probe.model import ProbeNote
 

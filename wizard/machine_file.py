@@ -15,7 +15,6 @@ from wizard.probe.model import Machine, MachineFormatError, machine_from_dict
 from wizard.report import ReportReadError, created_text, read_toml
 
 
-
 class MachineFileError(Exception):
     """One line for the user: the file and what is wrong with it."""
 

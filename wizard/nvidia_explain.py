@@ -13,7 +13,6 @@ from dataclasses import replace
 from wizard.i18n import has, t
 from wizard.probe.model import Gpu, Machine, NvidiaInfo
 
-
 # Explanations that quote what happened in that run (seconds waited, the signal, the error).
 _RUNTIME_DETAIL = {"timeout", "nvml-timeout", "crashed", "nvml-error"}
 

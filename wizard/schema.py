@@ -210,7 +210,7 @@ class _Field:
 _NUMBER = "number"   # `float | int`: a number, kept as written
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plan(cls: type) -> tuple[_Field, ...]:
     out = []
     for f in dataclasses.fields(cls):
@@ -356,7 +356,7 @@ def fits(cls: type, name: str, value: Any) -> bool:
 
 # ------------------------------------------------------------------------- types ---
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def record_types(cls: type) -> dict[str, Any]:
     """Each field's type, resolved from its annotation: once per class, not once per table
     (summarizing a class of 200 reports spent most of its time resolving)."""

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 from wizard.answers import Answers
 from wizard.evaluate import Outcome, TorchChooser, evaluate

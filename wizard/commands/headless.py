@@ -65,8 +65,8 @@ def run_headless(args: argparse.Namespace) -> int:
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
     from wizard.evaluate import evaluate
-    from wizard.report.show import render_recommendation
     from wizard.report import build_report, save_report
+    from wizard.report.show import render_recommendation
 
     outcome = evaluate(machine, answers, knowledge, lang)
     report = build_report(answers, machine, outcome.findings, outcome.recommendation, lang,
@@ -85,8 +85,8 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
     """The recorded machine from --machine, or this computer's; None after an error message."""
     recorded = getattr(args, "machine", None)
     if recorded:
-        from wizard.machine_file import MachineFileError, load_machine
         from wizard.identify import localize
+        from wizard.machine_file import MachineFileError, load_machine
 
         try:
             return localize(load_machine(recorded), lang)

@@ -155,9 +155,9 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
     an environment of the user's runs."""
     from dataclasses import replace
 
+    from wizard.identify import gather
     from wizard.install import machine_facts, pip_for
     from wizard.probe.discover import discover
-    from wizard.identify import gather
     from wizard.probe.model import TorchInfo
     from wizard.probe.torch import static_torch_facts
 

@@ -10,16 +10,15 @@ reason.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.knowledge.lookup import model_words
-from wizard.knowledge.records import (
-    CatalogGpu, Currency, CurrencyRate, Goal, Knowledge, Platform,
-)
+from wizard.knowledge.records import CatalogGpu, Currency, CurrencyRate, Goal, Knowledge, Platform
 from wizard.market import MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc
 from wizard.schema import CONTENT, Problem, RecordError, key_path, read_record, rule, type_name
 
@@ -55,7 +54,7 @@ def load_knowledge(folder: Path | None = None) -> Knowledge:
     return _load(Path(folder))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _default_knowledge() -> Knowledge:
     return _load(content_dir())
 

@@ -23,10 +23,11 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from wizard.probe.runner import run_bounded
 
@@ -58,7 +59,7 @@ class Discovery:
     """The interpreter to check, why, and (asked for later) the other Pythons with torch."""
 
     chosen: Candidate
-    finder: "_Finder | None" = None
+    finder: _Finder | None = None
 
     @property
     def order(self) -> list[Candidate]:

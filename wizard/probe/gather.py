@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wizard.probe import nvml
-from wizard.probe.torch import start_torch_probe
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import SystemFacts, probe_system
+from wizard.probe.torch import start_torch_probe
 from wizard.textout import clean_strings
 
 NVML_TIMEOUT = 8.0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import re
-
 from pathlib import Path
 
 from wizard.probe.model import Gpu

@@ -1,4 +1,5 @@
-"""The shareable report (format version 1, described in README.md's "The report format"): build, redact, save, load, check.
+"""The shareable report (format version 1, described in README.md's "The report format"):
+build, redact, save, load, check.
 
 A report travels from a student to a TA, so by default it carries nothing that identifies a
 person or a machine; it is written atomically and never replaces an existing file silently,
@@ -60,19 +61,31 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ does this
     from wizard.report.building import build_report
     from wizard.report.errors import (
-        ReportError, ReportExistsError, ReportInvalidError, ReportReadError, ReportSaveError,
+        ReportError,
+        ReportExistsError,
+        ReportInvalidError,
+        ReportReadError,
+        ReportSaveError,
     )
-    from wizard.report.reading import (
-        MAX_REPORT_BYTES, created_text, load_report, read_report, read_toml,
-    )
+    from wizard.report.reading import MAX_REPORT_BYTES, created_text, load_report, read_report, read_toml
     from wizard.report.redaction import interpreter_name, local_identifiers, redact_report
     from wizard.report.roster import (
-        SUMMARY_COLUMNS, TABLE_COLUMNS, counted, summarize, torch_has_error, torch_uses_gpu,
+        SUMMARY_COLUMNS,
+        TABLE_COLUMNS,
+        counted,
+        summarize,
+        torch_has_error,
+        torch_uses_gpu,
         unusable_row,
     )
     from wizard.report.saving import (
-        SAVED, check_report_target, current_folder, default_report_path, dumps_report,
-        next_free_path, save_report,
+        SAVED,
+        check_report_target,
+        current_folder,
+        default_report_path,
+        dumps_report,
+        next_free_path,
+        save_report,
     )
     from wizard.report.schema import SCHEMA, SCHEMA_PREFIX, VERDICTS
     from wizard.report.validate import validate_report

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from wizard import __version__
 from wizard.answers import answers_to_dict

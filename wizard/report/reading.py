@@ -7,6 +7,7 @@ import datetime as dt
 import operator
 import re
 import stat
+
 try:
     import tomllib  # novermin (3.9 and 3.10 get tomli below)
 except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI

@@ -8,8 +8,8 @@ import getpass
 import os
 import platform
 import re
-from typing import Any, Iterable
-
+from collections.abc import Iterable
+from typing import Any
 
 # Keys whose value identifies a machine or person wherever they appear.
 _IDENTIFYING_KEYS = frozenset({

@@ -3,8 +3,8 @@ with replays and files sent twice marked."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
+from collections.abc import Iterable
+from typing import Any
 
 SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",
                    "replay", "duplicate_of")

@@ -7,7 +7,7 @@ import bisect
 import itertools
 import re
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.

@@ -13,7 +13,8 @@ from wizard.answers import answers_problems
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES
 from wizard.probe.model import Machine
-from wizard.report.schema import FINDING_ID as _FINDING_ID, SCHEMA, SCHEMA_PREFIX, VERDICTS
+from wizard.report.schema import FINDING_ID as _FINDING_ID
+from wizard.report.schema import SCHEMA, SCHEMA_PREFIX, VERDICTS
 from wizard.schema import SHARED, check_record, rule, shown
 
 

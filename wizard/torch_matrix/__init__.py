@@ -11,14 +11,27 @@ compatibility rules everything else applies to it.
 
 from __future__ import annotations
 
-from wizard.torch_matrix.load import (
-    DEFAULT_PLATFORMS, FILE, PLATFORMS, SCHEMA, VARIANT_KINDS, load_matrix,
-)
+from wizard.torch_matrix.load import DEFAULT_PLATFORMS, FILE, PLATFORMS, SCHEMA, VARIANT_KINDS, load_matrix
 from wizard.torch_matrix.model import (
-    INDEX_BASE, ArchSet, Build, LegacyCuda, MacIntel, Release, SizeFact, Source, TorchMatrix, Variant,
+    INDEX_BASE,
+    ArchSet,
+    Build,
+    LegacyCuda,
+    MacIntel,
+    Release,
+    SizeFact,
+    Source,
+    TorchMatrix,
+    Variant,
 )
 from wizard.torch_matrix.rules import (
-    arch_cc, arch_support, driver_at_least, driver_tuple, parse_cc, sm_name, version_tuple,
+    arch_cc,
+    arch_support,
+    driver_at_least,
+    driver_tuple,
+    parse_cc,
+    sm_name,
+    version_tuple,
 )
 
 __all__ = [

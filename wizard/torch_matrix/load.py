@@ -13,7 +13,15 @@ from typing import Any
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.knowledge import KnowledgeError
 from wizard.torch_matrix.model import (
-    ArchSet, Build, LegacyCuda, MacIntel, Release, SizeFact, Source, TorchMatrix, Variant,
+    ArchSet,
+    Build,
+    LegacyCuda,
+    MacIntel,
+    Release,
+    SizeFact,
+    Source,
+    TorchMatrix,
+    Variant,
 )
 from wizard.torch_matrix.rules import arch_cc, driver_at_least, version_tuple
 

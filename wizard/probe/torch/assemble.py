@@ -10,10 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 from wizard.probe.model import Benchmark, GpuTest, ProbeNote, TorchDevice, TorchInfo
-from wizard.schema import fits
 from wizard.probe.runner import RunResult
 from wizard.probe.torch.child import last_line, parse_child_output
 from wizard.probe.torch.static import StaticFacts, build_of, facts_from_path
+from wizard.schema import fits
 
 # Windows reports a crash as an exit code, not a signal.
 _WINDOWS_CRASHES = {
