@@ -90,7 +90,7 @@ async def _shoot(name: str, shot: Shot) -> str:
 
 def generate(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> list[Path]:
     """Write the screenshots called `names` (default: all) into `out`; returns the files."""
-    names = list(SHOTS) if not names else names
+    names = names if names else list(SHOTS)
     unknown = [n for n in names if n not in SHOTS]
     if unknown:
         raise ValueError(f"no screenshot called {', '.join(unknown)}; known: {', '.join(SHOTS)}")
@@ -120,7 +120,9 @@ def generate(out: Path = DEFAULT_OUT, names: list[str] | None = None) -> list[Pa
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m docs.screenshots", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"folder (default: {DEFAULT_OUT.relative_to(ROOT)})")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"folder (default: {DEFAULT_OUT.relative_to(ROOT)})"
+    )
     parser.add_argument("names", nargs="*", metavar="NAME", help=f"some of: {', '.join(SHOTS)}")
     args = parser.parse_args(argv)
     try:

@@ -240,7 +240,7 @@ class WizardApp(App[int]):
 
             damaged = tuple(str(problem) for problem in check_installation())
             try:
-                self.state.knowledge
+                _ = self.state.knowledge  # reading the property loads (and checks) the files
                 load_matrix()
             except ContentError as exc:
                 fatal = exc
@@ -355,7 +355,9 @@ class WizardApp(App[int]):
             self._post(PythonRejected(generation, previous, why))
             return
         probes = self.state.probes
-        self._run_probe("torch", lambda: probes.torch_for(python), generation)  # type: ignore[union-attr]
+        torch_for = probes.torch_for if probes is not None else None
+        assert torch_for is not None  # started only when state.can_pick_python
+        self._run_probe("torch", lambda: torch_for(python), generation)
 
     def on_python_rejected(self, message: PythonRejected) -> None:
         if message.generation != self._torch_generation:

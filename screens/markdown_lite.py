@@ -206,8 +206,8 @@ def _blocks(lines: list[str], styles: Styles):
             base = styles.heading + Style(underline=level == 1, italic=level > 2)
             yield "heading", Wrapped(inline(heading.group(2), styles, base))
             i += 1
-        elif _FENCE.match(line):
-            fence = _FENCE.match(line).group(1)
+        elif opening := _FENCE.match(line):
+            fence = opening.group(1)
             body = []
             i += 1
             while i < len(lines) and not lines[i].strip().startswith(fence):
@@ -223,7 +223,7 @@ def _blocks(lines: list[str], styles: Styles):
             yield "text", _table(rows, styles)
         elif _BULLET.match(line) or _NUMBER.match(line):
             numbered = bool(_NUMBER.match(line))
-            items = []
+            items: list[_Item] = []
             while i < len(lines):
                 current = lines[i]
                 start = _item_start(current, numbered)

@@ -36,7 +36,8 @@ class GuidePane(VerticalScroll):
     def _start_at_text(self) -> None:
         if not self.is_mounted or self.scroll_y != self._placed_at:
             return
-        guide = self.query(Guide).first(None)
+        guides = self.query(Guide)
+        guide = guides.first() if guides else None  # first() raises NoMatches when there is none
         width = guide.content_size.width if guide is not None else 0
         if guide is None or width <= 0:
             return

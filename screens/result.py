@@ -87,6 +87,7 @@ class ResultScreen(StepScreen):
 
     def fill(self, outcome: Outcome) -> None:
         rec, machine = outcome.recommendation, outcome.machine
+        assert rec is not None  # the wizard's outcome comes with its answers, so with advice
         lang, knowledge = self.lang, self.state.knowledge
         box = self.query_one("#result", Vertical)
         # The first screen at 80×24: the verdict, its one-sentence reason and the install
@@ -244,16 +245,22 @@ class ResultScreen(StepScreen):
         from screens.install import InstallScreen
 
         outcome = self.state.outcome()
+        assert outcome is not None  # install_plan() found one
+
         def stopped(command: str) -> None:
             self.state.install_interrupted = command   # the App is closing: no message gets there
 
+        def closed(result: dict[str, Any] | None) -> None:
+            self.post_message(self.Installed(result))
+
         self.app.push_screen(InstallScreen(self.lang, plan, outcome.machine,
                                            ascii_marks=self.state.ascii_marks, stopped=stopped),
-                             lambda result: self.post_message(self.Installed(result)))
+                             closed)
 
     def action_copy_command(self) -> None:
         outcome = self.state.outcome()
-        command = outcome.recommendation.torch_command if outcome else None
+        rec = outcome.recommendation if outcome else None
+        command = rec.torch_command if rec else None
         if not command:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return

@@ -313,9 +313,8 @@ class StepScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back" and self.STEP == STEPS[0]:
             return False  # nothing before the first step: no "Back" in the footer
-        if action == "guide" and not self.PAGES:
-            return False  # no guide on this step: no "G" in the footer
-        return True
+        # no guide on this step: no "G" in the footer
+        return not (action == "guide" and not self.PAGES)
 
     def confirmed(self, direction: int) -> tuple[str, ...]:
         """Answers that count as given when leaving in `direction`."""

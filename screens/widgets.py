@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -21,6 +22,9 @@ from textual.widgets.option_list import Option
 from screens.markdown_lite import Wrapped
 from screens.panels import Check, errors_first
 from wizard.textout import ASCII_MARKS, MARKS, asciify
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
@@ -189,7 +193,7 @@ class CheckPanel(ScrollableContainer):
         self.more = more  # the cue on the bottom border while lines are cut off below
         self._checks: list[Check] = errors_first(checks)
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
         self._cue = ""
         self._lines = _CheckLines(self, self._pairs(), ascii_text=ascii_marks)
         super().__init__(self._lines, **kwargs)

@@ -108,7 +108,8 @@ async def test_a_typed_real_python_is_checked(tmp_path):
         app.screen.query_one("#python-path", Input).focus()
         await pilot.press(*list(sys.executable), "enter")
         await until(pilot, lambda: fake.asked == [sys.executable], what="the typed Python to be probed")
-        await until(pilot, lambda: app.state.live.torch_info() and app.state.live.torch_info().interpreter == sys.executable,
+        await until(pilot,
+                    lambda: app.state.live.torch_info() and app.state.live.torch_info().interpreter == sys.executable,
                     what="its result")
 
 

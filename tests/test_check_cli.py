@@ -140,7 +140,8 @@ def test_options_before_the_subcommand_are_not_lost():
 ])
 def test_the_driver_line_says_what_the_reason_says(name, lang, label, not_said):
     result = run_cli("check", "--machine", str(MACHINES / f"{name}.toml"), "--lang", lang)
-    driver_line = next(l for l in result.stdout.splitlines() if "NVIDIA" in l and ("driver" in l or "驱动" in l))
+    driver_line = next(line for line in result.stdout.splitlines()
+                       if "NVIDIA" in line and ("driver" in line or "驱动" in line))
     assert label in driver_line and not_said not in driver_line
     assert "CUDA up to unknown" not in result.stdout
 

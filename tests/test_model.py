@@ -30,7 +30,8 @@ machines = st.builds(
     python_version=text, cpu_model=text, cpu_cores=st.none() | st.integers(1, 512),
     cpu_threads=st.none() | st.integers(1, 1024), ram_gb=maybe_float, disk_free_gb=maybe_float,
     chassis=st.sampled_from(CHASSIS),
-    nvidia=st.builds(NvidiaInfo, status=st.sampled_from(NVIDIA_STATUSES), driver_version=st.none() | st.sampled_from(["550.54.14", "555.99", "470.256.02"])),
+    nvidia=st.builds(NvidiaInfo, status=st.sampled_from(NVIDIA_STATUSES),
+                     driver_version=st.none() | st.sampled_from(["550.54.14", "555.99", "470.256.02"])),
     gpus=st.lists(gpus, max_size=3).map(tuple),
 )
 

@@ -3,8 +3,8 @@
 A probe that reads the catalog or a compatibility table answers with our opinion of the machine
 instead of the machine's own word, and a recorded report can then never be read again under a
 newer catalog. Naming from the catalog is wizard.identify's; rules live in wizard.torch_matrix and
-wizard.nvidia_explain; sentences in wizard.torch_lines, wizard.nvidia_explain and the diagnosis. Read from the source's syntax
-tree, so an import inside a function counts as much as one at the top.
+wizard.nvidia_explain; sentences in wizard.torch_lines, wizard.nvidia_explain and the diagnosis.
+Read from the source's syntax tree, so an import inside a function counts as much as one at the top.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ class Box:
     position: int = field(default=0, metadata=rule(read=False))
 
 
-GOOD = {"kind": "tower", "cc": "8.6", "size_gb": 8, "count": 2, "ids": ["0x10de"], "part": [{"name": "psu", "watts": 650}]}
+GOOD = {"kind": "tower", "cc": "8.6", "size_gb": 8, "count": 2, "ids": ["0x10de"],
+        "part": [{"name": "psu", "watts": 650}]}
 
 
 def problems(data, profile) -> list[str]:

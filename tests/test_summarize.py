@@ -394,7 +394,10 @@ def test_ready_and_the_other_status_words_are_defined_under_the_table(
     header = lines[0]
     below = "\n".join(lines[2 + len(paths):])
     compact = width < 400
-    title = (lambda c: t(f"roster.header.{c}" if compact else f"report.summarize.{c}", lang))
+
+    def title(c):
+        return t(f"roster.header.{c}" if compact else f"report.summarize.{c}", lang)
+
     yes = t("report.value.yes", lang)
     assert said(t("roster.legend.ready", lang, title=title("ready"), yes=yes), below)
     assert said(t("roster.legend.unusable", lang, unreadable=t("report.value.unreadable", lang),

@@ -204,9 +204,8 @@ def _cpu_build(case: _Case) -> list[Finding]:
         return []  # no ROCm build serves this card: the AMD hardware finding says so
     if case.amd_rocm and machine.os == "Windows":
         return [case.finding("torch-cpu-build-amd-windows", "warning", gpu=case.amd_rocm[0].name)]
-    if case.intel_xpu and machine.os in ("Linux", "Windows"):
-        if case.choice.variant == "xpu":
-            return [case.finding("torch-cpu-build-with-intel-gpu", "error", gpu=case.intel_xpu[0].name)]
+    if case.intel_xpu and machine.os in ("Linux", "Windows") and case.choice.variant == "xpu":
+        return [case.finding("torch-cpu-build-with-intel-gpu", "error", gpu=case.intel_xpu[0].name)]
     return []
 
 
@@ -295,9 +294,11 @@ def _arch_findings(case: _Case) -> list[Finding]:
         return found
     evidence = said.first(case.said, said.NO_KERNEL_IMAGE) or said.first(case.said, said.ARCH_NOT_COMPATIBLE)
     if evidence is not None:  # torch itself said so, even where the arch list was not readable
-        name, cc = capabilities[0] if capabilities else (case.nvidia[0].name, None)
+        first: tuple[str, str | None] = capabilities[0] if capabilities else (case.nvidia[0].name, None)
+        name, first_cc = first
         found = [f for f in found if f.id != "torch-gpu-arch-ptx-only"]
-        found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name, sm=sm_name(cc) if cc else case.unknown,
+        found.append(case.finding("torch-gpu-arch-missing", "error", gpu=name,
+                                  sm=sm_name(first_cc) if first_cc else case.unknown,
                                   arch=" ".join(arch_list) or evidence.text))
     return found
 
@@ -334,9 +335,10 @@ def _test_findings(case: _Case) -> list[Finding]:
 # --------------------------------------------------------------------------------- ROCm ---
 
 def _rocm_findings(case: _Case) -> list[Finding]:
-    torch, machine = case.torch, case.machine
+    torch = case.torch
     found: list[Finding] = []
-    devices = [(d.name, d.capability) for d in torch.devices if d.capability and d.capability.startswith("gfx")]
+    devices: list[tuple[str, str | None]] = [
+        (d.name, d.capability) for d in torch.devices if d.capability and d.capability.startswith("gfx")]
     if not devices:
         devices = [(g.name, amd_gfx(g)) for g in case.amd_rocm or case.amd if amd_gfx(g)]
     built = {a.split(":")[0] for a in torch.arch_list if a.startswith("gfx")}
@@ -420,7 +422,7 @@ def _macos_too_old(case: _Case) -> Finding | None:
 # -------------------------------------------------------------------------------- ready ---
 
 def _ready(case: _Case) -> Finding:
-    torch, machine = case.torch, case.machine
+    torch = case.torch
     if torch.cuda_available and torch.devices:
         # ROCm builds drive AMD GPUs through the same torch.cuda API and device name.
         return case.finding("torch-ready", "ok", target="cuda", device=", ".join(d.name for d in torch.devices),

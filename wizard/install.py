@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wizard.content import ContentError
 from wizard.i18n import t
@@ -226,7 +226,7 @@ def machine_facts(machine: Machine) -> dict:
         driver = None
     python = (torch.python_version if torch is not None and torch.python_version else None) \
         or machine.python_version
-    facts = {"os": machine.os, "driver": driver, "compute_capabilities": ccs, "python_version": python,
+    facts: dict[str, Any] = {"os": machine.os, "driver": driver, "compute_capabilities": ccs, "python_version": python,
              "gpu_vendor": vendor, "arch": arch}
     if vendor == "amd":
         facts["amd_gfx"] = tuple(dict.fromkeys(g for g in gfx if g))
@@ -448,6 +448,7 @@ class _Context:
                 if not all(overrides.values()):
                     continue
                 for g, value in overrides.items():
+                    assert value is not None  # all() above
                     notes.add("hsa-override", gfx=g, override=value, target=OVERRIDE_TARGET[value])
                 self._python_note(release, notes)
                 if release.version != self.matrix.choosable[0].version:
@@ -531,7 +532,8 @@ class _Context:
             else:
                 # No build here for pre-Turing cards at all (Linux aarch64: sm_80 and newer only).
                 sms = sorted(build.arch.sm if build.arch else (), key=lambda s: int(s[3:].rstrip("af")))
-                notes.add("arch-unknown-range", variant=variant.name, low=sms[0] if sms else t("guide.live.unknown", self.lang),
+                notes.add("arch-unknown-range", variant=variant.name,
+                          low=sms[0] if sms else t("guide.live.unknown", self.lang),
                           high=sms[-1] if sms else t("guide.live.unknown", self.lang))
         elif any(arch_support(build.arch_list, cc) == "ptx" for cc in self.ccs):
             notes.add("ptx-only", gpus=self.gpus_text(), variant=variant.name)
@@ -583,8 +585,9 @@ class _Context:
                 notes.add("driver-limits", driver=self.driver, variant=build.variant.name,
                           series=release.series, floor=floor, newest=best[0].version)
             return
-        floors = sorted({b.variant.compat_floor(self.os) for b in covering if b.variant.compat_floor(self.os)},
-                        key=driver_tuple)
+        # The matrix's floors are checked driver versions at load: each parses.
+        floors = sorted({floor for b in covering if (floor := b.variant.compat_floor(self.os))},
+                        key=lambda floor: driver_tuple(floor) or ())
         if floors and self.driver and not driver_at_least(self.driver, floors[0]):
             notes.add("driver-limits", driver=self.driver, variant=build.variant.name,
                       series=release.series, floor=floors[0], newest=newest.version)
@@ -599,7 +602,7 @@ class _Context:
                     self._cuda_builds(r) for r in every):
                 return self.nothing("platform-unsupported",
                                     self.text("none-platform", platform=self.platform), notes, fallback)
-            lowest = min((sm for r in every for b in self._cuda_builds(r) for sm in b.arch.sm),
+            lowest = min((sm for r in every for b in self._cuda_builds(r) for sm in (b.arch.sm if b.arch else ())),
                          key=lambda s: int(s[3:].rstrip("af")))
             newer = all(cc > (12, 9) for cc in self.ccs)
             return self.nothing("gpu-too-new" if newer else "gpu-too-old",
@@ -607,7 +610,7 @@ class _Context:
                                           gpus=self.gpus_text(), lowest=lowest), notes, fallback)
         fits_driver = [(r, b) for r, b in any_arch if self._driver_ok(b)]
         if not fits_driver:
-            r, b = min(any_arch, key=lambda rb: driver_tuple(rb[1].variant.compat_floor(self.os) or "999"))
+            r, b = min(any_arch, key=lambda rb: driver_tuple(rb[1].variant.compat_floor(self.os) or "999") or ())
             current = any_arch[0][1].variant.compat_floor(self.os)
             return self.nothing("driver-too-old", self.text(
                 "none-driver", driver=self.driver, gpus=self.gpus_text(), floor=b.variant.compat_floor(self.os),

@@ -6,16 +6,16 @@ that raised gets a stand-in result that says "unknown — why", so the `Machine`
 assembled once every probe has settled, and the advice never waits forever.
 
 A recorded machine (`--machine FILE`) is split into the same slots, so every panel reads the
-live and the recorded case through one code path. No Textual here: this is plain data. `this_machine_probes` is what the wizard runs
-on this computer (`gpu-wizard check` and the headless run call wizard.probe.gather instead,
-which runs the same probe functions).
+live and the recorded case through one code path. No Textual here: this is plain data.
+`this_machine_probes` is what the wizard runs on this computer (`gpu-wizard check` and the
+headless run call wizard.probe.gather instead, which runs the same probe functions).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from wizard.probe.gather import HardwareResult, NvidiaResult
@@ -75,7 +75,7 @@ class Live:
     def pending(self) -> tuple[str, ...]:
         return tuple(name for name in PROBES if not self.settled(name))
 
-    def with_result(self, name: str, result: object) -> Live:
+    def with_result(self, name: str, result: Any) -> Live:
         return replace(self, **{name: result})
 
     def with_failure(self, name: str, reason: str) -> Live:
@@ -118,7 +118,8 @@ class Live:
         system = self.system or _unknown_system()
         nvidia = self.nvidia or _failed_nvidia(self.failed.get("nvidia", "skipped"))
         hardware = self.hardware or _failed_hardware(self.failed.get("hardware", "skipped"))
-        torch_info, bench, notes = None, None, ()
+        torch_info, bench = None, None
+        notes: tuple[ProbeNote, ...] = ()
         if self.torch is not None:
             torch_info, bench, note = self.torch
             notes = (note,)

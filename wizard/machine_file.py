@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wizard.probe.model import Machine, MachineFormatError, machine_from_dict
 from wizard.report import ReportReadError, created_text, read_toml
+
+if TYPE_CHECKING:
+    from wizard.answers import Answers
 
 
 class MachineFileError(Exception):
@@ -53,7 +56,9 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
     path = Path(path)
     data = _read(path, lang)
     machine = _machine(path, data)
-    answers, problems, bad = None, (), set()
+    answers: Answers | None = None
+    problems: tuple[str, ...] = ()
+    bad: set[str] = set()
     if isinstance(data.get("answers"), dict):
         table = dict(data["answers"])
         try:
@@ -72,7 +77,8 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
                 answers = None
     elif "answers" in data:
         problems = ("answers: expected a table",)
-    rec = data.get("recommendation") if isinstance(data.get("recommendation"), dict) else {}
+    recommendation = data.get("recommendation")
+    rec = recommendation if isinstance(recommendation, dict) else {}
     language = data.get("language") if data.get("language") in ("en", "zh") else None
     return Recording(path, machine, answers, problems, frozenset(bad), language,
                      created_text(data.get("created")), _text(rec.get("verdict")),

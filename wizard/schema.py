@@ -288,7 +288,7 @@ def _list(item: Any, rules: dict[str, Any], raw: Any, profile: Profile, path: tu
     if profile.non_empty and not raw:
         problems.append(Problem(path, "must not be an empty list"))
         return ()
-    if dataclasses.is_dataclass(item):
+    if isinstance(item, type) and dataclasses.is_dataclass(item):
         return tuple(_record(item, entry, profile, path + (position,), problems, {})
                      for position, entry in enumerate(raw))
     item_rules = rules.get("items", {})

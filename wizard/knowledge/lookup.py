@@ -91,7 +91,9 @@ def model_words(name: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _name_index(knowledge: Knowledge) -> tuple[dict[frozenset[str], CatalogGpu], dict[frozenset[str], list[CatalogGpu]]]:
+def _name_index(
+    knowledge: Knowledge,
+) -> tuple[dict[frozenset[str], CatalogGpu], dict[frozenset[str], list[CatalogGpu]]]:
     cached = knowledge._indexes.get("names")
     if cached is not None:
         return cached

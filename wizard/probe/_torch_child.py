@@ -108,7 +108,7 @@ def describe(torch, data):
     if data["xpu_available"] and not data["cuda_available"]:
         data["device_count"] = int(safe(xpu.device_count, 0) or 0)
         for index in range(data["device_count"]):
-            name = safe(lambda: xpu.get_device_name(index), "Intel GPU")
+            name = safe(lambda i=index: xpu.get_device_name(i), "Intel GPU")
             data["devices"].append({"name": str(name)})
     cpu_backend = getattr(getattr(torch, "backends", None), "cpu", None)
     capability = safe(cpu_backend.get_cpu_capability, None) if cpu_backend else None

@@ -147,7 +147,7 @@ def interpreter_in(env_dir: str | os.PathLike) -> str | None:
 
 def project_venvs(cwd: Path, home: Path | None) -> list[str]:
     """`.venv`/`venv` in the current folder and its parents, nearest first, up to home."""
-    found = []
+    found: list[str] = []
     try:
         folder = cwd.resolve()
     except OSError:

@@ -75,12 +75,12 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
     system = platform.system()
     if system in ("Windows", "Darwin"):
         if system == "Windows":
-            from wizard.probe import windows as module
+            from wizard.probe.windows import probe_chassis, probe_gpus
         else:
-            from wizard.probe import macos as module
+            from wizard.probe.macos import probe_chassis, probe_gpus
         with ThreadPoolExecutor(max_workers=2) as pool:
-            gpus_future = pool.submit(module.probe_gpus, timeout)
-            chassis_future = pool.submit(module.probe_chassis, timeout)
+            gpus_future = pool.submit(probe_gpus, timeout)
+            chassis_future = pool.submit(probe_chassis, timeout)
             gpus, gpu_note = gpus_future.result()
             kind, evidence, chassis_note = chassis_future.result()
         return HardwareResult(gpus, kind, evidence, (gpu_note, chassis_note))
@@ -202,7 +202,8 @@ def gather(
             # Ctrl+C: end the children now, or leaving this block waits out their timeouts.
             kill_running()
             raise
-    torch_info, bench, torch_notes = None, None, ()
+    torch_info, bench = None, None
+    torch_notes: tuple[ProbeNote, ...] = ()
     if torch_job is not None:
         try:
             torch_info, bench, torch_note = torch_job.result()

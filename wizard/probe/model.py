@@ -83,7 +83,8 @@ class Gpu:
     laptop: bool | None = None  # a mobile part (Laptop GPU, Max-Q, ...M)
     unified_memory: bool | None = None  # Apple Silicon / iGPU: shares system RAM
     gpu_cores: int | None = field(default=None, metadata=_SIZE)
-    gfx_target: str | None = field(default=None, metadata=_like(r"gfx[0-9a-f]{3,4}", "gfx1030"))  # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
+    # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
+    gfx_target: str | None = field(default=None, metadata=_like(r"gfx[0-9a-f]{3,4}", "gfx1030"))
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ def field_kind(cls: type, name: str) -> tuple[str, type | None]:
         tp = record_types(cls)[name]
         for candidate in (tp, *typing.get_args(tp)):
             for inner in (candidate, *typing.get_args(candidate)):
-                if dataclasses.is_dataclass(inner):
+                if isinstance(inner, type) and dataclasses.is_dataclass(inner):
                     return "table", inner
         return "value", None
     return "unknown", None
@@ -251,7 +252,7 @@ def field_kind(cls: type, name: str) -> tuple[str, type | None]:
 
 def schema_words() -> frozenset[str]:
     """Every word of the closed sets (os names, vendors, builds, statuses…), lower case."""
-    words = set()
+    words: set[str] = set()
     for cls in (Machine, NvidiaInfo, Gpu, TorchInfo, TorchDevice, GpuTest, OtherPython, ProbeNote):
         for f in dataclasses.fields(cls):
             words.update(str(v).lower() for v in f.metadata.get("choices", ()))

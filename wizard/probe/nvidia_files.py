@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_NVRM = re.compile(r"NVRM version:\s+NVIDIA UNIX\s+(?P<kind>Open Kernel Module for \S+|\S+ Kernel Module)\s+(?P<version>\d+(?:\.\d+)+)")
+_NVRM = re.compile(r"NVRM version:\s+NVIDIA UNIX\s+(?P<kind>Open Kernel Module for \S+|\S+ Kernel Module)"
+                   r"\s+(?P<version>\d+(?:\.\d+)+)")
 
 
 def parse_proc_version(text: str) -> tuple[str, str] | None:

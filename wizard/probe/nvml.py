@@ -45,7 +45,7 @@ def _text(value: Any) -> str:
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
-    code = getattr(exc, "value", None)
+    code: Any = getattr(exc, "value", None)  # NVMLError's int, or None for another error
     status, reason = _STATUS_BY_CODE.get(code, ("error", "nvml-error"))
     return {"status": status, "reason": reason, "error_code": code, "error": _safe_str(exc)}
 

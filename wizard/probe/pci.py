@@ -153,9 +153,8 @@ def _lookup(path: Path, vendor_id: str, device_id: str) -> str | None:
                     if line[:4].lower() == vendor_id:
                         vendor_name = line[4:].strip()
                     continue
-                if vendor_name is not None and not line.startswith("\t\t"):
-                    if line[1:5].lower() == device_id:
-                        return _marketing_name(line[5:].strip())
+                if vendor_name is not None and not line.startswith("\t\t") and line[1:5].lower() == device_id:
+                    return _marketing_name(line[5:].strip())
     except OSError:
         return None
     return None

@@ -60,8 +60,9 @@ def neutral_cwd() -> str | None:
             import shutil
             import tempfile
 
+            folder: str | None
             try:
-                folder: str | None = tempfile.mkdtemp(prefix="gpu-wizard-")
+                folder = tempfile.mkdtemp(prefix="gpu-wizard-")
                 atexit.register(shutil.rmtree, folder, True)
             except OSError:
                 folder = None

@@ -315,7 +315,8 @@ def probe_chassis(timeout: float = 8.0) -> tuple[str, tuple[str, ...], ProbeNote
     result = _powershell(CHASSIS_SCRIPT, timeout)
     battery = _has_battery()
     facts = parse_chassis_json(result.stdout) if result.ok else None
-    kind, evidence = "unknown", ()
+    kind = "unknown"
+    evidence: tuple[str, ...] = ()
     if facts is not None:
         vm = is_virtual_machine(facts["model"], facts["manufacturer"])
         kind, evidence = parse_chassis_types(facts["types"], vm)
@@ -348,8 +349,9 @@ def probe_gpus(timeout: float = 8.0) -> tuple[tuple[Gpu, ...], ProbeNote]:
 # --- running PowerShell ----------------------------------------------------------------------
 
 def _powershell(script: str, timeout: float) -> RunResult:
-    # The full path still works when PATH is broken (some conda or IDE shells).
-    root = os.environ.get("SystemRoot", r"C:\Windows")
+    # The full path still works when PATH is broken (some conda or IDE shells). Windows reads
+    # environment names in any case, so SYSTEMROOT is its SystemRoot.
+    root = os.environ.get("SYSTEMROOT", r"C:\Windows")
     exe = os.path.join(root, "System32", "WindowsPowerShell", "v1.0", "powershell.exe")
     if not os.path.isfile(exe):
         exe = "powershell"

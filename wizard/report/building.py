@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wizard import __version__
-from wizard.answers import answers_to_dict
+from wizard.answers import Answers, answers_to_dict
 from wizard.i18n import LANGUAGES
 from wizard.probe.model import to_dict
 from wizard.report.redaction import redact_report
@@ -16,7 +16,7 @@ from wizard.report.schema import SCHEMA
 from wizard.textout import clean_strings
 
 
-def build_report(answers: Any, machine: Any, findings: Iterable[Any], recommendation: Any,
+def build_report(answers: Answers | Mapping[str, Any], machine: Any, findings: Iterable[Any], recommendation: Any,
                  lang: str, redact: bool = True, now: dt.datetime | None = None,
                  identifiers: Iterable[str] | None = None) -> dict[str, Any]:
     """Everything the user saw, as TOML-ready data; identifiers removed unless redact=False."""

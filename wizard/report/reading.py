@@ -53,9 +53,9 @@ def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, 
         line = raw[: exc.start].count(b"\n") + 1
         raise ReportReadError(path, "report.error.not-utf8", line=line) from None
     text = text.removeprefix("\ufeff")  # Windows Notepad's byte-order mark
-    line = _too_deep(text)
-    if line is not None:
-        raise ReportReadError(path, "report.error.key-too-long", line=line)
+    deep = _too_deep(text)
+    if deep is not None:
+        raise ReportReadError(path, "report.error.key-too-long", line=deep)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -106,20 +106,26 @@ _HARDWARE = frozenset({
 })
 
 
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """data[key] when it is a table, else an empty one: a hand-edited report may hold anything."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _spared_words(report: dict[str, Any]) -> set[str]:
     """Names too generic, or too much part of the hardware's own names, to scrub: a host
     called `intel` identifies nobody, and scrubbing it would blank "Intel(R) UHD Graphics"."""
     from wizard.probe.model import schema_words
 
     spared = set(_GENERIC_NAMES) | schema_words()
-    machine = report.get("machine") if isinstance(report.get("machine"), dict) else {}
+    machine = _table(report, "machine")
     texts = [machine.get("os_version"), machine.get("cpu_model"), machine.get("arch")]
     for gpu in machine.get("gpus") or []:
         texts.append(gpu.get("name") if isinstance(gpu, dict) else None)
-    torch = machine.get("torch") if isinstance(machine.get("torch"), dict) else {}
+    torch = _table(machine, "torch")
     for device in torch.get("devices") or []:
         texts.append(device.get("name") if isinstance(device, dict) else None)
-    rec = report.get("recommendation") if isinstance(report.get("recommendation"), dict) else {}
+    rec = _table(report, "recommendation")
     for pick in rec.get("gpus") or []:
         texts.append(pick.get("name") if isinstance(pick, dict) else None)
     for text in texts:
@@ -132,8 +138,8 @@ def _spared_words(report: dict[str, Any]) -> set[str]:
 def _interpreter_paths(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(text, replacement) for every interpreter path in the report and its environment's
     folder, longest first: /data/bob/env/bin/python → python, /data/bob/env → <env>."""
-    machine = report.get("machine") if isinstance(report.get("machine"), dict) else {}
-    torch = machine.get("torch") if isinstance(machine.get("torch"), dict) else {}
+    machine = _table(report, "machine")
+    torch = _table(machine, "torch")
     paths = [torch.get("interpreter")] + [o.get("interpreter") for o in torch.get("other_pythons") or []
                                           if isinstance(o, dict)]
     pairs: dict[str, str] = {}

@@ -91,14 +91,14 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     cut = files != measured()["file"]
     shown = []
     for i in range(len(rows)):
-        line = [files[i]]
+        row = [files[i]]
         for c in columns[1:]:
             text = cells[c][i]
             if _width(text) > widths[c]:
                 text = _cut(text, widths[c])
                 cut = True
-            line.append(text)
-        shown.append(line)
+            row.append(text)
+        shown.append(row)
 
     def line(texts: list[str]) -> str:
         return _SEP.join(x + " " * (widths[c] - _width(x)) for x, c in zip(texts, columns)).rstrip()

@@ -61,6 +61,12 @@ def _load(path: Path) -> TorchMatrix:
     return _Reader(file).matrix(data)
 
 
+def _sm_order(arch: str) -> tuple[int, ...]:
+    """(major, minor) of an sm_XY: every one has matched the arch sets' pattern, so parses."""
+    parsed = arch_cc(arch)
+    return parsed[1:3] if parsed else ()
+
+
 class _Reader:
     def __init__(self, file: str):
         self.file = file
@@ -92,6 +98,14 @@ class _Reader:
             raise self.fail(entry, key, f"{value!r} is not {what}")
         return value
 
+    def required_text(self, entry: str, raw: dict, key: str, pattern: re.Pattern | None = None,
+                      what: str = "") -> str:
+        """text() of a field that fields() has already found present."""
+        value = self.text(entry, raw, key, pattern, what)
+        if value is None:
+            raise self.fail(entry, key, "is missing")
+        return value
+
     def texts(self, entry: str, raw: dict, key: str, pattern: re.Pattern | None = None,
               what: str = "", non_empty: bool = False) -> tuple[str, ...]:
         value = raw.get(key, [])
@@ -119,13 +133,14 @@ class _Reader:
             raise self.fail(entry, key, "must be true or false")
         return value
 
-    def number(self, entry: str, raw: dict, key: str, required: bool = True) -> float | None:
-        if key not in raw and not required:
-            return None
+    def number(self, entry: str, raw: dict, key: str) -> float:
         value = raw.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
             raise self.fail(entry, key, "must be a number between 0 and 1,000,000")
         return float(value)
+
+    def optional_number(self, entry: str, raw: dict, key: str) -> float | None:
+        return self.number(entry, raw, key) if key in raw else None
 
     def unconfirmed(self, entry: str, raw: dict, allowed: set[str]) -> tuple[str, ...]:
         names = self.texts(entry, raw, "unconfirmed")
@@ -140,8 +155,8 @@ class _Reader:
                                      "releases", "cpu", "macos_intel", "sizes"}, {"legacy_cuda", "python_last"})
         if top["schema"] != SCHEMA:
             raise self.fail("", "schema", f"must be {SCHEMA!r}")
-        checked = self.text("", top, "checked", _DATE, "a date like 2026-11-30")
-        newest = self.text("", top, "newest", _VERSION, "a version like 2.15.0")
+        checked = self.required_text("", top, "checked", _DATE, "a date like 2026-11-30")
+        newest = self.required_text("", top, "newest", _VERSION, "a version like 2.15.0")
         sources = self.read_sources(top["sources"])
         arch_sets = self.read_arch_sets(top["arch_sets"])
         variants = self.read_variants(top["variants"])
@@ -167,8 +182,8 @@ class _Reader:
             label = f"python_last[{position}]"
             self.fields(label, entry, {"python", "torch", "source"}, set())
             self.sources(label, entry)
-            out[self.text(label, entry, "python", _PY, "a Python version like 3.8")] = \
-                self.text(label, entry, "torch", _VERSION, "a version like 2.4.1")
+            out[self.required_text(label, entry, "python", _PY, "a Python version like 3.8")] = \
+                self.required_text(label, entry, "torch", _VERSION, "a version like 2.4.1")
         return out
 
     def read_legacy_cuda(self, raw: Any) -> tuple[LegacyCuda, ...]:
@@ -179,9 +194,9 @@ class _Reader:
             label = f"legacy_cuda[{position}]"
             self.fields(label, entry, {"cuda", "linux", "windows", "source"}, set())
             out.append(LegacyCuda(
-                cuda=self.text(label, entry, "cuda", re.compile(r"^\d{1,2}\.\d$"), "a CUDA version like 10.1"),
-                linux=self.text(label, entry, "linux", _DRIVER, "a driver version like 418.39"),
-                windows=self.text(label, entry, "windows", _DRIVER, "a driver version like 418.96"),
+                cuda=self.required_text(label, entry, "cuda", re.compile(r"^\d{1,2}\.\d$"), "a CUDA version like 10.1"),
+                linux=self.required_text(label, entry, "linux", _DRIVER, "a driver version like 418.39"),
+                windows=self.required_text(label, entry, "windows", _DRIVER, "a driver version like 418.96"),
                 source=self.sources(label, entry),
             ))
         return tuple(out)
@@ -193,9 +208,9 @@ class _Reader:
         for sid, entry in raw.items():
             label = f"sources.{sid}"
             self.fields(label, entry, {"title", "url", "checked"}, set())
-            url = self.text(label, entry, "url", re.compile(r"^https://\S+$"), "an https:// address")
-            out[sid] = Source(sid, self.text(label, entry, "title"), url,
-                              self.text(label, entry, "checked", _DATE, "a date like 2026-11-30"))
+            url = self.required_text(label, entry, "url", re.compile(r"^https://\S+$"), "an https:// address")
+            out[sid] = Source(sid, self.required_text(label, entry, "title"), url,
+                              self.required_text(label, entry, "checked", _DATE, "a date like 2026-11-30"))
         self.source_ids = set(out)
         return out
 
@@ -208,7 +223,7 @@ class _Reader:
             self.fields(label, entry, {"sm", "source"}, {"ptx", "note"})
             sm = self.texts(label, entry, "sm", re.compile(r"^sm_\d{2,3}[af]?$"), "like sm_86", True)
             ptx = self.texts(label, entry, "ptx", re.compile(r"^compute_\d{2,3}$"), "like compute_120")
-            ordered = sorted(sm, key=lambda a: arch_cc(a)[1:3])
+            ordered = sorted(sm, key=_sm_order)
             if list(sm) != ordered:
                 raise self.fail(label, "sm", "must be in ascending order")
             out[name] = ArchSet(name, sm, ptx, self.sources(label, entry), entry.get("note", ""))
@@ -273,15 +288,15 @@ class _Reader:
             self.fields(label, entry, {"version", "released", "python_min", "python_max",
                                        "pypi_linux_default", "source", "builds"},
                         {"note", "unconfirmed", "macos_min", "mps_macos_min", "pypi_aarch64_default"})
-            version = self.text(label, entry, "version", _VERSION, "a version like 2.13.0")
-            python_min = self.text(label, entry, "python_min", _PY, "a Python version like 3.10")
-            python_max = self.text(label, entry, "python_max", _PY, "a Python version like 3.14")
+            version = self.required_text(label, entry, "version", _VERSION, "a version like 2.13.0")
+            python_min = self.required_text(label, entry, "python_min", _PY, "a Python version like 3.10")
+            python_max = self.required_text(label, entry, "python_max", _PY, "a Python version like 3.14")
             if version_tuple(python_min) > version_tuple(python_max):
                 raise self.fail(label, "python_max", "is below python_min")
             if out and version_tuple(version) >= version_tuple(out[-1].version):
                 raise self.fail(label, "version", "releases must be listed newest first, each once")
             builds = self.read_builds(label, version, entry["builds"], variants, arch_sets)
-            default = self.text(label, entry, "pypi_linux_default")
+            default = self.required_text(label, entry, "pypi_linux_default")
             if not any(b.variant.name == default and "linux-x86_64" in b.platforms for b in builds):
                 raise self.fail(label, "pypi_linux_default", f"{default!r} is not one of this release's Linux builds")
             arm_default = self.text(label, entry, "pypi_aarch64_default")
@@ -291,7 +306,7 @@ class _Reader:
                                 f"{arm_default!r} is neither cpu nor one of this release's Linux aarch64 builds")
             out.append(Release(
                 version=version,
-                released=self.text(label, entry, "released", _DATE, "a date like 2026-07"),
+                released=self.required_text(label, entry, "released", _DATE, "a date like 2026-07"),
                 python_min=python_min, python_max=python_max, pypi_linux_default=default,
                 builds=builds, source=self.sources(label, entry), note=entry.get("note", ""),
                 unconfirmed=self.unconfirmed(label, entry, {"released", "python_min", "python_max",
@@ -314,7 +329,7 @@ class _Reader:
             label = f"{release_label} builds[{position}] \"{name}\""
             self.fields(label, entry, {"variant", "source"},
                         {"arch", "platforms", "experimental", "confirmed", "note"})
-            variant = variants.get(self.text(label, entry, "variant"))
+            variant = variants.get(self.required_text(label, entry, "variant"))
             if variant is None:
                 raise self.fail(label, "variant", f"{name!r} is not defined in [variants]")
             arch = None
@@ -346,9 +361,9 @@ class _Reader:
         label = "[macos_intel]"
         self.fields(label, raw, {"last_version", "python_min", "python_max", "source"}, {"note", "unconfirmed"})
         return MacIntel(
-            last_version=self.text(label, raw, "last_version", _VERSION, "a version like 2.2.2"),
-            python_min=self.text(label, raw, "python_min", _PY, "a Python version like 3.8"),
-            python_max=self.text(label, raw, "python_max", _PY, "a Python version like 3.12"),
+            last_version=self.required_text(label, raw, "last_version", _VERSION, "a version like 2.2.2"),
+            python_min=self.required_text(label, raw, "python_min", _PY, "a Python version like 3.8"),
+            python_max=self.required_text(label, raw, "python_max", _PY, "a Python version like 3.12"),
             source=self.sources(label, raw), note=raw.get("note", ""),
             unconfirmed=self.unconfirmed(label, raw, {"python_min", "python_max", "last_version"}),
         )
@@ -363,16 +378,16 @@ class _Reader:
                         {"torch_download_mb", "libraries_download_mb", "torch_installed_mb",
                          "libraries_installed_mb", "largest_libraries", "note"})
             fact = SizeFact(
-                build=self.text(label, entry, "build"),
-                torch_version=self.text(label, entry, "torch_version"),
-                platform=self.text(label, entry, "platform"),
+                build=self.required_text(label, entry, "build"),
+                torch_version=self.required_text(label, entry, "torch_version"),
+                platform=self.required_text(label, entry, "platform"),
                 download_mb=self.number(label, entry, "download_mb"),
                 installed_mb=self.number(label, entry, "installed_mb"),
                 source=self.sources(label, entry),
-                torch_download_mb=self.number(label, entry, "torch_download_mb", False),
-                libraries_download_mb=self.number(label, entry, "libraries_download_mb", False),
-                torch_installed_mb=self.number(label, entry, "torch_installed_mb", False),
-                libraries_installed_mb=self.number(label, entry, "libraries_installed_mb", False),
+                torch_download_mb=self.optional_number(label, entry, "torch_download_mb"),
+                libraries_download_mb=self.optional_number(label, entry, "libraries_download_mb"),
+                torch_installed_mb=self.optional_number(label, entry, "torch_installed_mb"),
+                libraries_installed_mb=self.optional_number(label, entry, "libraries_installed_mb"),
                 largest_libraries=self.texts(label, entry, "largest_libraries"),
                 note=entry.get("note", ""),
             )

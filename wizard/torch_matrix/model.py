@@ -193,8 +193,9 @@ class TorchMatrix:
         major = version_tuple(cuda_version)[0]
         same_major = [v for v in self.variants.values()
                       if v.kind == "cuda" and v.cuda and version_tuple(v.cuda)[0] == major]
-        floors = [v.compat_floor(os_name) for v in same_major if v.compat_floor(os_name)]
-        return min(floors, key=driver_tuple) if floors else None
+        floors = [floor for v in same_major if (floor := v.compat_floor(os_name))]
+        # The matrix's floors are checked driver versions at load: each parses.
+        return min(floors, key=lambda floor: driver_tuple(floor) or ()) if floors else None
 
     @property
     def python_range(self) -> tuple[str, str]:

@@ -121,6 +121,7 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
     xpu = data.get("xpu") if live else static.xpu_version
     mps_built = data.get("mps_built") if live else None
     apple_silicon = sys.platform == "darwin" and (static.python_arch or data.get("machine")) == "arm64"
+    build: str | None
     if live:
         build = build_of(version, cuda, hip, xpu, mps_built, apple_silicon)
     else:

@@ -7,12 +7,16 @@ import sys
 import threading
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from wizard.probe.model import Benchmark, OtherPython, ProbeNote, TorchInfo
 from wizard.probe.runner import RunResult, neutral_cwd, run_bounded
 from wizard.probe.torch.assemble import assemble
 from wizard.probe.torch.child import child_env, child_source
 from wizard.probe.torch.static import PATH_QUERY_TIMEOUT, StaticFacts, static_torch_facts
+
+if TYPE_CHECKING:
+    from wizard.probe.discover import Discovery
 
 DEFAULT_TIMEOUT = 25.0
 # Discovery waits at most for one interpreter's answer plus a conda listing (wizard.probe.discover).
@@ -31,7 +35,7 @@ class TorchProbeJob:
                  gpu_test: bool = True, source: str | None = None, others_early: bool = False):
         self.interpreter = python or sys.executable
         self.source = source or ("--python" if python else "own")
-        self.discovery = None
+        self.discovery: Discovery | None = None
         self.timeout = timeout
         self._started = time.monotonic()
         self._run: RunResult | None = None

@@ -338,6 +338,7 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
         entries = extra + [here] + [p for p in sys.path[1:] if p]
         facts = facts_from_path([e for e in entries if e], platform.python_version(), platform.machine(), sizes)
         return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
+    assert python is not None  # None is the running interpreter, answered above
     result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra), cwd=neutral_cwd(),
                          background=background)
     if not result.ok:
