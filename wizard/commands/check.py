@@ -6,6 +6,7 @@ import argparse
 import json
 import shutil
 import sys
+import threading
 from dataclasses import asdict
 
 HELP = "diagnose this machine once: facts, findings and fixes (exit 1 if a problem was found)"
@@ -24,17 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.diagnose import diagnose
-    from wizard.findings import Finding, worst
     from wizard.i18n import language_from_env
-    from wizard.machine_file import MachineFileError, load_machine
-    from wizard.report import redact_report
-    from wizard.probe import explain
-    from wizard.probe.model import machine_from_dict, to_dict
-    from wizard.textout import clean_strings
 
     lang = args.lang or language_from_env()
     if args.machine:
+        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.probe import explain
+
         try:
             machine = explain.localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
@@ -43,8 +40,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         from wizard.probe.gather import gather
 
+        # The probes wait on child processes (NVML's is a whole Python start): meanwhile, on a
+        # spare core, load what reads their answers instead of loading it after.
+        threading.Thread(target=_load_the_rest, args=(lang, args.json), daemon=True,
+                         name="check-preload").start()
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
                          gpu_test=not args.no_gpu_test)
+    from wizard.diagnose import diagnose
+    from wizard.findings import Finding, worst
+    from wizard.probe.model import machine_from_dict, to_dict
+    from wizard.report import redact_report
+    from wizard.textout import clean_strings
+
     # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
     # -m pip`), not the bare name redaction leaves. Then one redaction for everything shown or
     # shared, the report's, over the machine and the findings' text alike.
@@ -60,6 +67,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(machine, findings, lang, recorded=args.machine))
     return 1 if worst(findings) == "error" else 0
+
+
+def _load_the_rest(lang: str, as_json: bool) -> None:
+    """Import the diagnosis and the report's redaction, and read the strings they use.
+
+    Only a head start: whatever is not loaded here in time loads when first used. Imports
+    only, nothing that starts a process, so Ctrl+C in the main thread still ends every child.
+    """
+    try:
+        import wizard.diagnose  # noqa: F401
+        import wizard.report  # noqa: F401
+        from wizard.i18n import t
+
+        for area in ("findings",) if as_json else ("findings", "check", "evidence", "report"):
+            t(f"{area}.", lang)
+    except Exception:  # the main thread meets the same error where it can report it
+        pass
 
 
 # NVML did not answer, and nothing needs fixing for that: no NVIDIA card, a Mac.

@@ -14,12 +14,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from wizard.probe import explain, nvml, torch_probe
+from wizard.probe import explain, nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
-from wizard.probe.system import SystemFacts, probe_system
 from wizard.textout import clean_strings
+
+if TYPE_CHECKING:
+    from wizard.probe.system import SystemFacts
 
 NVML_TIMEOUT = 8.0
 PLATFORM_TIMEOUT = 8.0
@@ -194,6 +197,8 @@ def gather(
     report_path: Path | None = None,
     nvml_timeout: float = NVML_TIMEOUT,
 ) -> Machine:
+    from wizard.probe import torch_probe
+
     # torch is the slowest probe (seconds of import): start it first, join it last. The
     # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
     torch_job = torch_probe.start_torch_probe(python, benchmark=benchmark, lang=lang, discover=True,
@@ -202,6 +207,9 @@ def gather(
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
             hardware_future = pool.submit(probe_hardware)
+            # psutil loads while the NVML child starts, not before it
+            from wizard.probe.system import probe_system
+
             facts = probe_system(report_dir(report_path))
             hardware = hardware_future.result()
             nvidia = nvidia_future.result()
