@@ -6,7 +6,6 @@ import argparse
 import json
 import shutil
 import sys
-import threading
 from dataclasses import asdict
 
 HELP = "diagnose this machine once: facts, findings and fixes (exit 1 if a problem was found)"
@@ -40,10 +39,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         from wizard.probe.gather import gather
 
-        # The probes wait on child processes (NVML's is a whole Python start): meanwhile, on a
-        # spare core, load what reads their answers instead of loading it after.
-        threading.Thread(target=_load_the_rest, args=(lang, args.json), daemon=True,
-                         name="check-preload").start()
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
                          gpu_test=not args.no_gpu_test)
     from wizard.diagnose import diagnose
@@ -67,23 +62,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(machine, findings, lang, recorded=args.machine))
     return 1 if worst(findings) == "error" else 0
-
-
-def _load_the_rest(lang: str, as_json: bool) -> None:
-    """Import the diagnosis and the report's redaction, and read the strings they use.
-
-    Only a head start: whatever is not loaded here in time loads when first used. Imports
-    only, nothing that starts a process, so Ctrl+C in the main thread still ends every child.
-    """
-    try:
-        import wizard.diagnose  # noqa: F401
-        import wizard.report  # noqa: F401
-        from wizard.i18n import t
-
-        for area in ("findings",) if as_json else ("findings", "check", "evidence", "report"):
-            t(f"{area}.", lang)
-    except Exception:  # the main thread meets the same error where it can report it
-        pass
 
 
 # NVML did not answer, and nothing needs fixing for that: no NVIDIA card, a Mac.
