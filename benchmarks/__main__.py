@@ -6,12 +6,12 @@ FIGURE is any of check, torch, tui, summarize (default: all, in that order). Eac
 `python -m benchmarks.<name>_bench` would, printing its own table, and the end is one summary:
 
     figure                            target (from each bench's docstring)
-    check --json --no-torch           < +0.30 s over `import psutil, pynvml`
+    check --json --no-torch           <= 2.0× `import psutil, pynvml` (the import floor)
     torch check / import torch        <= 1.15×
     torch check / collect_env         <= 0.85×
     TUI first screen / minimal app    <= 1.5×
-    TUI longest event-loop stall      <= 50 ms (absolute: the minimal app has none)
-    TUI peak memory / minimal app     <= 1.5×
+    TUI longest event-loop stall      <= 50 ms, slowest of the runs (absolute: the minimal app has none)
+    TUI peak memory / minimal app     <= 1.5×, the wizard's largest run
     summarize 200 (table, --csv)      < 0.5 s wall ("well under a second"); ratio vs tomllib
 
 `--runs N` overrides every bench's own default; `--quick` is 3 runs each (a smoke run: noisier).

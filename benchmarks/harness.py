@@ -36,6 +36,19 @@ class Timing:
         return statistics.median(self.samples)
 
 
+def bench_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment timed commands run in: `env` (default: this one) writing bytecode.
+
+    An installed gpu-wizard runs from bytecode (pip compiles it at install time). With
+    PYTHONDONTWRITEBYTECODE set, as in some CI and dev shells, a checkout recompiles every
+    module on every run and the figures time the compiler; the warm-up round writes the
+    __pycache__ folders the timed runs then use, as an installation's would be used.
+    """
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def time_once(argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> float:
     start = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False, cwd=cwd)
@@ -50,7 +63,7 @@ def compare(
     cwd: str | None = None,
 ) -> dict[str, Timing]:
     """Run every case `runs` times, interleaved, after `warmup` untimed rounds."""
-    env = dict(os.environ if env is None else env)
+    env = bench_env(env)
     for _ in range(warmup):
         for argv in cases.values():
             time_once(argv, env, cwd)

@@ -34,3 +34,16 @@ def test_wheel_contains_packages_content_and_entry_point(wheel):
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "gpu-wizard = wizard.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     assert not any(n.startswith("tests/") for n in names)
+
+
+def test_the_wheel_manifest_lists_every_shipped_content_file_with_its_hash(wheel):
+    import hashlib
+
+    from wizard.content_manifest import MANIFEST_NAME, parse_manifest
+
+    archive = zipfile.ZipFile(wheel)
+    prefix = "wizard/content/"
+    shipped = {n[len(prefix):]: archive.read(n) for n in archive.namelist()
+               if n.startswith(prefix) and not n.endswith("/") and n != prefix + MANIFEST_NAME}
+    entries = parse_manifest(archive.read(prefix + MANIFEST_NAME).decode("utf-8"))
+    assert entries == {rel: hashlib.sha256(data).hexdigest() for rel, data in shipped.items()}

@@ -29,20 +29,70 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+class _TopParser(_Parser):
+    """`gpu-wizard`: its --help lists every command, so only then are they all loaded."""
+
+    def format_help(self) -> str:
+        for action in self._actions:
+            if isinstance(action, _Subcommands):
+                action.load_all()
+        return super().format_help()
+
+
+class _Subcommands(argparse._SubParsersAction):
+    """Subcommands whose module loads when the command is used (or listed by --help).
+
+    Each command module costs its imports and argparse calls; `gpu-wizard check` must not
+    pay for `report` and `install-torch` as well."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.top: argparse.ArgumentParser | None = None
+        self.pending: dict[str, str] = {}   # name → module, not loaded yet
+
+    def add_lazy(self, name: str, module_name: str) -> None:
+        self.add_parser(name, help="")   # the help line is filled in with the module
+        self.pending[name] = module_name
+
+    def load(self, name: str) -> None:
+        module_name = self.pending.pop(name, None)
+        if module_name is None:
+            return
+        module = importlib.import_module(module_name)
+        sub_parser = self._name_parser_map[name]
+        sub_parser.description = module.HELP
+        for choice in self._choices_actions:
+            if choice.dest == name:
+                choice.help = module.HELP
+        module.add_arguments(sub_parser)
+        if self.top is not None:
+            _keep_top_level_values(self.top, sub_parser)
+        sub_parser.set_defaults(_module=module)
+
+    def load_all(self) -> None:
+        for name in list(self.pending):
+            self.load(name)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        self.load(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def build_parser(lazy: bool = False) -> argparse.ArgumentParser:
+    """The whole command line; `lazy`: a command's module loads only when it is used."""
+    parser = _TopParser(
         prog="gpu-wizard",
         description="Does this computer have a GPU PyTorch can use? What should I install or buy?",
     )
     parser.add_argument("--version", action="version", version=f"gpu-wizard {__version__}")
     add_wizard_arguments(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                action=_Subcommands)
+    sub.top = parser
     for name, module_name in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(sub_parser)
-        _keep_top_level_values(parser, sub_parser)
-        sub_parser.set_defaults(_module=module)
+        sub.add_lazy(name, module_name)
+    if not lazy:
+        sub.load_all()
     return parser
 
 
@@ -76,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     DAMAGED.clear()  # what this run finds; main() runs more than once only inside tests
     args = None
     try:
-        parser = build_parser()
+        parser = build_parser(lazy=True)
         args = parser.parse_args(argv)
         bad_python = _check_python(args)
         if bad_python is not None:

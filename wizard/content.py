@@ -2,16 +2,15 @@
 
 A damaged installation (a half-copied wheel, a hand-edited file) must end in one sentence that
 names the file, never in a traceback; `ContentError` carries that sentence. `check_installation`
-reads every file once so the wizard can find damage before the user reaches the step that
+looks at every file once so the wizard can find damage before the user reaches the step that
 needs the file.
+
+Importing this module is cheap (no TOML parser): every command imports it, and `check` must
+start fast.
 """
 
 from __future__ import annotations
 
-try:
-    import tomllib  # novermin (3.9 and 3.10 get tomli below)
-except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
-    import tomli as tomllib  # type: ignore[no-redef]
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -54,12 +53,24 @@ def shown_name(path: Path) -> str:
 def read_toml(path: Path, name: str | None = None) -> dict[str, Any]:
     """A content TOML file, or ContentError naming it (`name`, default: shown_name)."""
     name = name or shown_name(path)
+    return _parse_toml(_read_bytes(path, name), name)
+
+
+def _read_bytes(path: Path, name: str) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise ContentError(name, f"file not found in {path.parent}") from None
     except OSError as exc:
         raise ContentError(name, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _parse_toml(raw: bytes, name: str) -> dict[str, Any]:
+    try:
+        import tomllib  # novermin (3.9 and 3.10 get tomli below)
+    except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
+        import tomli as tomllib  # type: ignore[no-redef]
+
     try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -81,20 +92,49 @@ def read_page(path: Path) -> str | None:
 
 
 def check_installation() -> list[ContentError]:
-    """Every content file that cannot be read or parsed (TOML) or decoded (guide pages)."""
+    """Every content file that is missing or cannot be read, parsed (TOML) or decoded (pages).
+
+    Files whose bytes match content/SHA256SUMS (written at build time) are the files the
+    tests passed with: only the others are parsed. Without a usable manifest, every file is.
+    """
     try:
         root = content_dir()
     except FileNotFoundError as exc:
         return [ContentError("content/", str(exc))]
+    from wizard.content_manifest import MANIFEST_NAME, digest, parse_manifest
+
+    try:
+        expected = parse_manifest((root / MANIFEST_NAME).read_bytes().decode("utf-8")) or {}
+    except (OSError, UnicodeDecodeError):
+        expected = {}
     problems = []
-    for path in sorted(root.rglob("*.toml")):
+    for rel, hexdigest in expected.items():
+        path = root / rel
+        name = str(Path("content") / rel)  # shown_name's answer, without resolving the path
         try:
-            read_toml(path)
+            raw = _read_bytes(path, name)
+            if digest(raw) != hexdigest:
+                _check_bytes(path, raw, name)
         except ContentError as exc:
             problems.append(exc)
-    for path in sorted(root.rglob("*.md")):
+    # Files the manifest does not list (added since it was written): read as a whole.
+    unlisted = [p for pattern in ("*.toml", "*.md") for p in sorted(root.rglob(pattern))
+                if p.relative_to(root).as_posix() not in expected]
+    for path in unlisted:
+        name = shown_name(path)
         try:
-            read_page(path)
+            _check_bytes(path, _read_bytes(path, name), name)
         except ContentError as exc:
             problems.append(exc)
     return problems
+
+
+def _check_bytes(path: Path, raw: bytes, name: str) -> None:
+    """ContentError when a file's bytes are not what its kind needs (TOML, UTF-8 page)."""
+    if path.suffix == ".toml":
+        _parse_toml(raw, name)
+    elif path.suffix == ".md":
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ContentError(name, f"is not UTF-8 (byte {exc.start})") from None

@@ -24,17 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.diagnose import diagnose
-    from wizard.findings import Finding, worst
     from wizard.i18n import language_from_env
-    from wizard.machine_file import MachineFileError, load_machine
-    from wizard.report import redact_report
-    from wizard.identify import localize
-    from wizard.probe.model import machine_from_dict, to_dict
-    from wizard.textout import clean_strings
 
     lang = args.lang or language_from_env()
     if args.machine:
+        from wizard.identify import localize
+        from wizard.machine_file import MachineFileError, load_machine
+
         try:
             machine = localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
@@ -45,10 +41,17 @@ def run(args: argparse.Namespace) -> int:
 
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
                          gpu_test=not args.no_gpu_test)
+    from wizard.evaluate import evaluate
+    from wizard.findings import Finding, worst
+    from wizard.probe.model import machine_from_dict, to_dict
+    from wizard.report import redact_report
+    from wizard.textout import clean_strings
+
     # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
     # -m pip`), not the bare name redaction leaves. Then one redaction for everything shown or
-    # shared, the report's, over the machine and the findings' text alike.
-    findings = diagnose(machine, lang)
+    # shared, the report's, over the machine and the findings' text alike. No answers: findings
+    # only, no advice.
+    findings = list(evaluate(machine, None, None, lang).findings)
     if not args.no_redact:
         redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         machine = machine_from_dict(redacted["machine"])

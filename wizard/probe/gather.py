@@ -15,13 +15,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wizard.probe import nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
-from wizard.probe.system import SystemFacts, probe_system
-from wizard.probe.torch import start_torch_probe
 from wizard.textout import clean_strings
+
+if TYPE_CHECKING:
+    from wizard.probe.system import SystemFacts
 
 NVML_TIMEOUT = 8.0
 PLATFORM_TIMEOUT = 8.0
@@ -187,6 +189,8 @@ def gather(
     report_path: Path | None = None,
     nvml_timeout: float = NVML_TIMEOUT,
 ) -> Machine:
+    from wizard.probe.torch import start_torch_probe
+
     # torch is the slowest probe (seconds of import): start it first, join it last. The
     # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
     torch_job = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
@@ -195,6 +199,9 @@ def gather(
         try:
             nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
             hardware_future = pool.submit(probe_hardware)
+            # psutil loads while the NVML child starts, not before it
+            from wizard.probe.system import probe_system
+
             facts = probe_system(report_dir(report_path))
             hardware = hardware_future.result()
             nvidia = nvidia_future.result()

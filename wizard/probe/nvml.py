@@ -14,9 +14,10 @@ import os
 import re
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wizard.probe.model import Gpu, NvidiaInfo
+if TYPE_CHECKING:  # the child process never builds these: it starts faster without the import
+    from wizard.probe.model import Gpu, NvidiaInfo
 
 MARKER = "GPU-WIZARD-NVML:"
 WSL_NVML = "/usr/lib/wsl/lib/libnvidia-ml.so.1"
@@ -211,6 +212,8 @@ GIB = 1024**3
 
 def to_model(data: dict[str, Any]) -> tuple[NvidiaInfo, tuple[Gpu, ...]]:
     """Child's plain data → NvidiaInfo (without the explanation text) and NVML GPUs."""
+    from wizard.probe.model import Gpu, NvidiaInfo
+
     info = NvidiaInfo(
         status=data.get("status", "error"),
         driver_version=data.get("driver_version"),
