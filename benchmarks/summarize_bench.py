@@ -34,7 +34,6 @@ import tomllib
 from pathlib import Path
 
 from benchmarks.harness import Figure, Timing, compare, print_table
-
 from tests.recorded import MACHINE_FILES
 
 TARGET_RATIO = 1.5      # at most this many times the floor, in the slowest run

@@ -155,8 +155,8 @@ class Sampler:
 
 
 def child_wizard(started: float, machine_file: str | None, why: bool = False) -> None:
-    from screens.step import STEPS
     from screens.app import make_app
+    from screens.step import STEPS
 
     machine = None
     if machine_file:

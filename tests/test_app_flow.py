@@ -722,7 +722,7 @@ def test_recorded_machine_and_live_probes_give_the_same_machine(name):
     machine and a live one the same way."""
     from dataclasses import replace
 
-    from wizard.probe import explain
+    from wizard.identify import localize
 
     recorded = machine(name)
     # Without the recording beside them, gpus() and machine() use only what the probes filled.
@@ -731,7 +731,7 @@ def test_recorded_machine_and_live_probes_give_the_same_machine(name):
     assert live.gpus() == recorded.gpus
     for lang in ("en", "zh"):
         # The torch probe writes its sentence as it runs; a recording leaves it to be written.
-        assert explain.localize(live.machine(lang), lang) == explain.localize(recorded, lang)
+        assert localize(live.machine(lang), lang) == localize(recorded, lang)
 
 
 def test_torch_probe_missing_is_skipped_not_pending():

@@ -88,6 +88,7 @@ def build_parser(lazy: bool = False) -> argparse.ArgumentParser:
     add_wizard_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
                                 action=_Subcommands)
+    assert isinstance(sub, _Subcommands)   # `action=` made it one; mypy sees the base class
     sub.top = parser
     for name, module_name in COMMANDS.items():
         sub.add_lazy(name, module_name)
@@ -174,7 +175,8 @@ _DAMAGED_TEXT = {
            "warning": "gpu-wizard: warning: {name}: {reason}; some checks or text may be "
                       "missing. Reinstall gpu-wizard the way you installed it."},
     "zh": {"fatal": "gpu-wizard：安装文件已损坏：{error}。请按原来的方式重新安装 gpu-wizard。",
-           "warning": "gpu-wizard：警告：{name}：{reason}；部分检查或文字可能缺失。请按原来的方式重新安装 gpu-wizard。"},
+           "warning": "gpu-wizard：警告：{name}：{reason}；部分检查或文字可能缺失。"
+                      "请按原来的方式重新安装 gpu-wizard。"},
 }
 
 

@@ -70,9 +70,9 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
-    from wizard.i18n import has, t
     from wizard import nvidia_explain
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
+    from wizard.i18n import has, t
     from wizard.textout import gb_text, mark, safe, wrap
     from wizard.torch_lines import gpu_test_line, interpreter_line
 
