@@ -175,7 +175,8 @@ class CheckPanel(ScrollableContainer):
 
     # The marks' colours, as component classes: Textual resolves them once per theme, not on
     # every spinner frame.
-    COMPONENT_CLASSES = {f"check-panel--{kind}" for kind in STYLES}
+    # A fact's "•" keeps the colour of its text.
+    COMPONENT_CLASSES = {f"check-panel--{kind}" for kind in STYLES if kind != "info"}
     DEFAULT_CSS = """
     CheckPanel {
         width: 1fr;
@@ -185,7 +186,7 @@ class CheckPanel(ScrollableContainer):
         scrollbar-size-vertical: 1;
     }
     """ + "".join(f"CheckPanel > .check-panel--{kind} {{ color: {variable}; text-style: bold; }}\n"
-                  for kind, variable in STYLES.items())
+                  for kind, variable in STYLES.items() if kind != "info")
 
     def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False,
                  more: str = "", **kwargs):
@@ -284,7 +285,7 @@ class CheckPanel(ScrollableContainer):
         if index >= len(self._checks):
             return None
         kind = self._checks[index].kind
-        if kind not in STYLES:
+        if kind not in STYLES or kind == "info":
             return None
         return self.get_component_rich_style(f"check-panel--{kind}", partial=True)
 
