@@ -15,19 +15,11 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from tests.test_headless import GOOD as ANSWERS  # a valid answers file
 from wizard.cli import main
 from wizard.probe import gather as gather_module
 
 MACHINES = Path(__file__).parent / "machines"
-ANSWERS = """\
-[answers]
-need_gpu = "yes"
-has_nvidia = "yes"
-form_factor = "laptop"
-budget_amount = 6000
-budget_currency = "CNY"
-goal = "learning"
-"""
 
 # (where in [machine], the bad value, the key path the message must name)
 BAD_VALUES = [

@@ -262,6 +262,23 @@ async def test_a_report_saved_from_a_replay_says_it_is_one(student_report, tmp_p
     assert f"Saved from a replay of a report recorded {rec.created}" in shown_text
 
 
+@pytest.mark.parametrize("replay, says", [
+    ({"of_report": False, "recorded": "unknown"}, "report.show.replay-machine"),
+    ({"of_report": True, "recorded": "unknown"}, "report.show.replay-undated"),
+])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_report_show_says_what_was_replayed_without_a_placeholder_date(student_report, replay, says, lang):
+    """A replay of a machine file (it has no date of its own) is not 'a report recorded unknown'."""
+    import tomli_w
+
+    data = tomllib.loads(student_report.read_text(encoding="utf-8"))
+    data["replay"] = replay
+    student_report.write_text(tomli_w.dumps(data), encoding="utf-8")
+    shown_text = run_cli("report", "show", str(student_report), "--lang", lang).stdout
+    assert "".join(t(says, lang).split()) in "".join(shown_text.split())
+    assert "recorded unknown" not in shown_text and "记录于 未知" not in shown_text
+
+
 def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel():
     import dataclasses
 

@@ -7,7 +7,7 @@
                                  └→ torch build choice ───┼→ advise → Recommendation
                      answers (wizard/answers) ────────────┘
 
-`check` has no answers: it gets the findings (and the torch choice) without advice.
+`check` has no answers: it gets the findings alone, no torch choice and no advice.
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ class Outcome:
 def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:
     """The torch build and command for `machine`; None when the matrix cannot describe it
     (then the advice has no command rather than a wrong one)."""
+    from wizard.content import ContentError
     from wizard.install import choose_for_machine
 
     try:
         return choose_for_machine(machine, lang)
+    except ContentError:
+        raise   # a damaged installation is said in one sentence by the command, never hidden
     except ValueError:
         return None
 
@@ -52,12 +55,14 @@ def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | N
     from wizard.diagnose import diagnose
 
     findings = tuple(diagnose(machine, lang))
-    choice = (chooser or choose_torch)(machine, lang)
-    recommendation = None
-    if answers is not None:
-        from wizard.advise import advise
-        from wizard.knowledge import load_knowledge
+    if answers is None:
+        # `check`: the findings carry their own fixes; with a damaged torch matrix they still
+        # come (diagnose says what it could not check), so nothing here may need the matrix.
+        return Outcome(machine, findings, None, None)
+    from wizard.advise import advise
+    from wizard.knowledge import load_knowledge
 
-        recommendation = advise(answers, machine, knowledge or load_knowledge(), lang, findings, choice)
+    choice = (chooser or choose_torch)(machine, lang)
+    recommendation = advise(answers, machine, knowledge or load_knowledge(), lang, findings, choice)
     return Outcome(machine, findings, choice, recommendation)
 

@@ -19,7 +19,13 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
     out.append(t("report.show.redacted" if report["redacted"] else "report.show.not-redacted", lang))
     replay = report.get("replay")
     if isinstance(replay, dict):  # saved from `gpu-wizard --machine`: not a fresh check
-        out.append(t("report.show.replay", lang, recorded=str(replay.get("recorded", "?"))))
+        recorded = replay.get("recorded")
+        if replay.get("of_report") is False:
+            out.append(t("report.show.replay-machine", lang))
+        elif isinstance(recorded, str) and recorded and recorded != "unknown":
+            out.append(t("report.show.replay", lang, recorded=recorded))
+        else:
+            out.append(t("report.show.replay-undated", lang))
     out.append("")
     out += _answers_lines(report["answers"], lang, knowledge)
     out.append("")
