@@ -75,7 +75,7 @@ def t(key: str, lang: str = "en", **values: object) -> str:
         if lang == "zh":
             # Templates space out a {name} for Latin names ("用 Kaggle 这类"); when the value
             # is Chinese ("魔搭社区 Notebook"), Chinese never puts a space between characters.
-            text = _CJK_GAP.sub("", text)
+            text = _cjk_gap().sub("", text)
         else:
             # "{count} GPU(s)" in a template reads "1 GPU" / "2 GPUs" once the number is in.
             text = _PLURAL.sub(lambda m: f"{m[1]} {m[2]}" + ("" if m[1] == "1" else "s"), text)
@@ -85,7 +85,10 @@ def t(key: str, lang: str = "en", **values: object) -> str:
 _PLURAL = re.compile(r"\b(\d[\d,]*) (\w+)\(s\)")
 
 
-_CJK_GAP = re.compile(f"(?<=[{CJK_RANGES}]) +(?=[{CJK_RANGES}])")
+@cache
+def _cjk_gap() -> re.Pattern[str]:
+    # Compiled on first use (a Chinese string): the wide classes cost milliseconds at start-up.
+    return re.compile(f"(?<=[{CJK_RANGES}]) +(?=[{CJK_RANGES}])")
 
 
 def has(key: str, lang: str = "en") -> bool:

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 MARKS = {"ok": "✓", "info": "•", "warning": "⚠", "error": "✗", "pending": "…"}
@@ -60,17 +61,20 @@ NO_LINE_START = "，。、；：！？）」』》〉】”’%,.;:!?)]"
 NO_LINE_END = "（「『《〈【“‘("
 # Line-break units: one Chinese character (with any closing punctuation after it, and any
 # opening bracket before it), or a Latin word with its trailing spaces.
-_UNIT = re.compile(
-    rf"[{re.escape(NO_LINE_END)}]*(?![{re.escape(NO_LINE_END)}])"
-    rf"[{CJK_RANGES}][{re.escape(NO_LINE_START)}]*\s*"
-    rf"|[{re.escape(NO_LINE_END)}]*[^\s{CJK_RANGES}]+[{re.escape(NO_LINE_START)}]*\s*"
-    rf"|\s+"
-)
+@cache
+def _units() -> re.Pattern[str]:
+    # Compiled on first use: the CJK classes cost milliseconds that `check --json` never needs.
+    return re.compile(
+        rf"[{re.escape(NO_LINE_END)}]*(?![{re.escape(NO_LINE_END)}])"
+        rf"[{CJK_RANGES}][{re.escape(NO_LINE_START)}]*\s*"
+        rf"|[{re.escape(NO_LINE_END)}]*[^\s{CJK_RANGES}]+[{re.escape(NO_LINE_START)}]*\s*"
+        rf"|\s+"
+    )
 
 
 def break_units(plain: str) -> list[str]:
-    """`plain` cut where a line may break (see _UNIT)."""
-    return _UNIT.findall(plain)
+    """`plain` cut where a line may break (see _units)."""
+    return _units().findall(plain)
 
 
 def break_offsets(plain: str, width: int, measure: Callable[[str], int] | None = None) -> list[int]:
@@ -80,7 +84,7 @@ def break_offsets(plain: str, width: int, measure: Callable[[str], int] | None =
     breaks: list[int] = []
     used = 0
     pos = 0
-    for unit in _UNIT.findall(plain):
+    for unit in _units().findall(plain):
         length = measure(unit.rstrip())
         if used and used + length > width:
             breaks.append(pos)

@@ -37,10 +37,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
     else:
+        # The NVML child first: it runs while the rest of the probes and the diagnosis load.
+        from wizard.probe.nvml_job import NvmlJob
+
+        nvml_job = NvmlJob()
         from wizard.identify import gather
 
         machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
-                         gpu_test=not args.no_gpu_test)
+                         gpu_test=not args.no_gpu_test, nvml_job=nvml_job)
     from wizard.evaluate import evaluate
     from wizard.findings import Finding, worst
     from wizard.probe.model import machine_from_dict, to_dict

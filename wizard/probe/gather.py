@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -19,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from wizard.probe import nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
-from wizard.probe.runner import kill_running, neutral_cwd, python_child_env, run_bounded
+from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob
+from wizard.probe.runner import kill_running
 from wizard.textout import clean_strings
 
 if TYPE_CHECKING:
     from wizard.probe.system import SystemFacts
 
-NVML_TIMEOUT = 8.0
 PLATFORM_TIMEOUT = 8.0
 
 
@@ -46,12 +45,11 @@ class HardwareResult:
     module: tuple[str, str] | None = None  # loaded NVIDIA kernel module (Linux): version, kind
 
 
-def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> NvidiaResult:
-    """NVML in a child process; a hang, crash or garbage becomes a status, never an exception."""
-    result = run_bounded(
-        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path),
-        cwd=neutral_cwd(),  # `-m` puts the folder it starts in first: not the user's
-    )
+def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None,
+                 job: NvmlJob | None = None) -> NvidiaResult:
+    """NVML in a child process; a hang, crash or garbage becomes a status, never an exception.
+    `job`: the child already started (wizard.probe.nvml_job), else it starts now."""
+    result = (job or NvmlJob(timeout, extra_path)).result()
     if result.status == "timeout":
         info = NvidiaInfo(status="timeout", reason="timeout")
         return NvidiaResult(info, (), ProbeNote("nvml", "timeout", round(result.seconds, 3), result.detail))
@@ -188,7 +186,9 @@ def gather(
     gpu_test: bool = True,
     report_path: Path | None = None,
     nvml_timeout: float = NVML_TIMEOUT,
+    nvml_job: NvmlJob | None = None,
 ) -> Machine:
+    """Every probe at once. `nvml_job`: the NVML child, if the caller started it already."""
     from wizard.probe.torch import start_torch_probe
 
     # torch is the slowest probe (seconds of import): start it first, join it last. The
@@ -197,7 +197,7 @@ def gather(
                                   others_early=True) if with_torch else None
     with ThreadPoolExecutor(max_workers=2) as pool:
         try:
-            nvidia_future = pool.submit(probe_nvidia, nvml_timeout)
+            nvidia_future = pool.submit(probe_nvidia, nvml_timeout, None, nvml_job)
             hardware_future = pool.submit(probe_hardware)
             # psutil loads while the NVML child starts, not before it
             from wizard.probe.system import probe_system
