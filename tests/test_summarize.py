@@ -515,3 +515,28 @@ def test_a_replay_of_an_invalid_report_is_still_marked(stamped, tmp_path, capsys
     assert rows[0]["ready"] == "invalid" and rows[0]["replay"] == "yes"
     assert main(["report", "summarize", replay, stamped[1], "--lang", "en"]) == 2
     assert "1 of 1 student ready (1 replay not counted)." in capsys.readouterr().out
+
+
+def test_a_roster_checks_answers_without_parsing_the_gpu_catalog(a_class, monkeypatch, capsys):
+    """Checking 200 students' [answers] needs the goals and currencies, not gpus.toml (the
+    biggest data file): `report summarize` loads only those."""
+    from wizard import content
+    from wizard.knowledge import load
+    from wizard.knowledge.load import _default_knowledge, load_answer_rules
+
+    read: list[str] = []
+    real = content.read_toml
+    monkeypatch.setattr(load, "read_toml", lambda path, name=None: read.append(Path(path).name) or real(path, name))
+    _default_knowledge.cache_clear()
+    load_answer_rules.cache_clear()
+    try:
+        status = main(["report", "summarize", *a_class])
+        assert status in (0, 2)
+        assert "goals.toml" in read and "currency.toml" in read
+        assert "gpus.toml" not in read and "platforms.toml" not in read
+        # …and a goal the content does not know is still caught in the answers.
+        rules = load_answer_rules()
+        assert "learning" in rules.goal_ids and "USD" in rules.currency_codes
+    finally:
+        _default_knowledge.cache_clear()
+        load_answer_rules.cache_clear()

@@ -58,7 +58,8 @@ def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
     read: False for a field the reader fills in itself, never read from the file.
     """
     out: dict[str, Any] = {
-        "choices": choices, "pattern": re.compile(pattern) if pattern else None, "like": like,
+        # The pattern is compiled on first use (re keeps it): declaring a record costs nothing.
+        "choices": choices, "pattern": pattern, "like": like,
         "what": what, "low": low, "high": high, "max_items": max_items, "items": items,
         "blank": blank, "key": key, "read": read,
     }
@@ -337,7 +338,7 @@ def _scalar(kind: Any, rules: Any, raw: Any, profile: Profile) -> str | None:
         if allowed is not None and raw not in allowed:
             return f"{shown(raw)} is not one of {', '.join(allowed)}"
         pattern = rules.get("pattern")
-        if pattern is not None and not pattern.fullmatch(raw):
+        if pattern is not None and not re.fullmatch(pattern, raw):
             what = rules.get("what") if profile is CONTENT or not rules.get("like") else None
             return f"{shown(raw)} is not {what}" if what else f"{shown(raw)} is not like {rules['like']!r}"
         return None

@@ -67,7 +67,7 @@ def _validate(args: argparse.Namespace) -> int:
     except ReportError as exc:
         _err(exc.message(lang))
         return 2
-    problems = validate_report(data, _knowledge())
+    problems = validate_report(data, _knowledge(answers_only=True))
     if not problems:
         _out(t("report.validate.valid", lang, path=args.file, schema=SCHEMA) + "\n")
         return 0
@@ -89,7 +89,7 @@ def _summarize(args: argparse.Namespace) -> int:
     from wizard.report.roster_table import render_table
 
     lang = getattr(args, "lang", None) or _locale_lang()
-    knowledge = _knowledge()
+    knowledge = _knowledge(answers_only=True)   # a roster shows no prices and no advice
     rows: list[dict[str, str]] = []
     seen: dict[str, str] = {}   # the reports so far: a file sent twice is one student
     failed = False
@@ -121,12 +121,13 @@ def _summarize(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ helpers ---
 
-def _knowledge() -> Any:
-    """The content data, or None when it is broken: reading reports must still work then."""
+def _knowledge(answers_only: bool = False) -> Any:
+    """The content data, or None when it is broken: reading reports must still work then.
+    `answers_only`: just the goals and currencies that checking [answers] needs."""
     try:
-        from wizard.knowledge import load_knowledge
+        from wizard.knowledge import load_answer_rules, load_knowledge
 
-        return load_knowledge()
+        return load_answer_rules() if answers_only else load_knowledge()
     except Exception:  # a damaged install must not stop a TA from reading a report
         return None
 

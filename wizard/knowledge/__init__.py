@@ -11,7 +11,15 @@ Pure data, no Textual, no network. Loading the whole folder takes a few millisec
 default folder is parsed once per process.
 """
 
-from wizard.knowledge.load import CURRENCY_FILE, GOALS_FILE, GPU_FILE, PLATFORMS_FILE, KnowledgeError, load_knowledge
+from wizard.knowledge.load import (
+    CURRENCY_FILE,
+    GOALS_FILE,
+    GPU_FILE,
+    PLATFORMS_FILE,
+    KnowledgeError,
+    load_answer_rules,
+    load_knowledge,
+)
 from wizard.knowledge.lookup import catalog_by_pci_id, convert, find_gpu, goal, gpus_for_pci_id, price_in
 from wizard.knowledge.records import (
     CN_ACCESS,
@@ -32,7 +40,8 @@ from wizard.knowledge.records import (
 )
 
 __all__ = [
-    "CURRENCY_FILE", "GOALS_FILE", "GPU_FILE", "PLATFORMS_FILE", "KnowledgeError", "load_knowledge",
+    "CURRENCY_FILE", "GOALS_FILE", "GPU_FILE", "PLATFORMS_FILE", "KnowledgeError", "load_answer_rules",
+    "load_knowledge",
     "catalog_by_pci_id", "convert", "find_gpu", "goal", "gpus_for_pci_id", "price_in",
     "CN_ACCESS", "CONFIDENCE", "LANGS", "PLATFORM_KINDS", "PLATFORM_REGIONS", "SEGMENTS", "VENDORS",
     "CatalogGpu", "Currency", "CurrencyRate", "Goal", "Knowledge", "Platform", "PlatformOffer", "Price",

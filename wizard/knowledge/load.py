@@ -18,7 +18,7 @@ from typing import Any
 
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.knowledge.lookup import model_words
-from wizard.knowledge.records import CatalogGpu, Currency, CurrencyRate, Goal, Knowledge, Platform
+from wizard.knowledge.records import AnswerRules, CatalogGpu, Currency, CurrencyRate, Goal, Knowledge, Platform
 from wizard.market import MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc
 from wizard.schema import CONTENT, Problem, RecordError, key_path, read_record, rule, type_name
 
@@ -57,6 +57,18 @@ def load_knowledge(folder: Path | None = None) -> Knowledge:
 @cache
 def _default_knowledge() -> Knowledge:
     return _load(content_dir())
+
+
+@cache
+def load_answer_rules() -> AnswerRules:
+    """The installed goals and currencies alone, checked as load_knowledge checks them; the
+    whole knowledge when it is loaded already."""
+    if _default_knowledge.cache_info().currsize:
+        knowledge = _default_knowledge()
+        return AnswerRules(goals=knowledge.goals, currencies=knowledge.currencies)
+    folder = content_dir()
+    currencies, _rates = _load_currency(folder)
+    return AnswerRules(goals=tuple(_load_goals(folder)), currencies=currencies)
 
 
 def _load(folder: Path) -> Knowledge:

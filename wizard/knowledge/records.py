@@ -241,19 +241,13 @@ class Currency:
     max_budget: float = field(metadata=rule(low=1, high=1e12))
 
 
-@dataclass(frozen=True)
-class Knowledge:
-    gpus: tuple[CatalogGpu, ...]
-    goals: tuple[Goal, ...]
-    platforms: tuple[Platform, ...]
-    currencies: tuple[Currency, ...]
-    rates: tuple[CurrencyRate, ...]
-    market: MarketData
-    folder: Path = field(compare=False)
-    # Lookup indexes built on first use; a frozen dataclass may still fill a dict it owns.
-    _indexes: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    # -- lookups ---------------------------------------------------------------------------
+class GoalsAndCurrencies:
+    """The goals and the currencies, looked up by id: what checking an [answers] table needs."""
+
+    goals: tuple[Goal, ...]
+    currencies: tuple[Currency, ...]
+
     def goal(self, goal_id: str) -> Goal:
         for item in self.goals:
             if item.id == goal_id:
@@ -273,6 +267,29 @@ class Knowledge:
             if item.code == code:
                 return item
         raise KeyError(f"unknown currency {code!r}; known: {', '.join(self.currency_codes)}")
+
+
+@dataclass(frozen=True)
+class AnswerRules(GoalsAndCurrencies):
+    """Only goals.toml and currency.toml: a roster of 200 reports checks their answers without
+    parsing the GPU catalog (wizard.knowledge.load_answer_rules)."""
+
+    goals: tuple[Goal, ...]
+    currencies: tuple[Currency, ...]
+
+@dataclass(frozen=True)
+class Knowledge(GoalsAndCurrencies):
+    gpus: tuple[CatalogGpu, ...]
+    goals: tuple[Goal, ...]
+    platforms: tuple[Platform, ...]
+    currencies: tuple[Currency, ...]
+    rates: tuple[CurrencyRate, ...]
+    market: MarketData
+    folder: Path = field(compare=False)
+    # Lookup indexes built on first use; a frozen dataclass may still fill a dict it owns.
+    _indexes: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- lookups ---------------------------------------------------------------------------
 
     def platform(self, platform_id: str) -> Platform:
         for item in self.platforms:
