@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from tests.test_advise import plain_machine, run
-from wizard.advise import _worth_buying
+from wizard.advise.hardware import _worth_buying
 from wizard.knowledge import load_knowledge
 from wizard.market import months_between
 

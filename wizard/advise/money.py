@@ -1,0 +1,79 @@
+"""Money and wording: prices as people read them, and a finding title inside a sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from wizard.advise.records import Draft, GpuPick
+from wizard.i18n import t
+from wizard.knowledge import Knowledge
+
+# ------------------------------------------------------------------------------ money ---
+
+def format_money(amount: float, currency: str, knowledge: Knowledge) -> str:
+    try:
+        symbol = knowledge.currency(currency).symbol
+    except KeyError:
+        return f"{amount:,.0f} {currency}"
+    return f"{symbol}{amount:,.0f}"
+
+
+def named(pick: GpuPick, lang: str) -> str:
+    """ "a used GeForce RTX 3090" where the price is a second-hand one: the buyer must know."""
+    return t("advice.pick.used-name", lang, name=pick.name) if pick.price_kind == "used" else pick.name
+
+
+def price_text(pick: GpuPick, knowledge: Knowledge, lang: str, total: float = 0.0) -> str:
+    amount = format_money((pick.price or 0) + total, pick.currency or "", knowledge)
+    # A total with the rest of the PC is an estimate, whatever the card's price is.
+    key = "advice.pick.price-about" if pick.price_approximate or total else "advice.pick.price"
+    return t(key, lang, amount=amount)
+
+
+def price_notes(picks: Iterable[GpuPick], knowledge: Knowledge, currency: str, draft: Draft,
+                 lang: str) -> None:
+    picks = tuple(picks)
+    dates: dict[str, list[str]] = {}
+    for pick in picks:
+        if pick.price_kind:
+            seen = dates.setdefault(pick.price_kind, [])
+            if (pick.price_date or "?") not in seen:
+                seen.append(pick.price_date or "?")
+    joiner = t("advice.assume.joiner", lang)
+    kinds = [t(f"advice.price-kind.{kind}", lang, date=joiner.join(sorted(d))) for kind, d in dates.items()]
+    if kinds:
+        draft.add("prices", kinds=t("advice.assume.joiner", lang).join(kinds))
+    if any(p.price_kind == "used" for p in picks):
+        draft.add("used-card")
+    converted = next((p for p in picks if p.price_converted_from), None)
+    if converted is not None and converted.price_converted_from:
+        try:
+            rate = knowledge.rate(converted.price_converted_from, currency)
+            source = knowledge.market.market(converted.price_converted_market or "")
+            here = knowledge.market.for_currency(currency)
+        except KeyError:
+            return
+        draft.add("prices-converted", currency=currency, source_market=source.name(lang),
+                  market=here.name(lang) if here else currency,
+                  rate=f"1 {converted.price_converted_from} = {rate.rate:.2f} {currency}", rate_date=rate.date)
+
+
+def number_text(value: float | None) -> str:
+    """Sizes as people say them: 12, 10.6, 141 (never 11.99): wizard.textout's one rule."""
+    from wizard.textout import gb_text
+
+    return "unknown" if value is None else gb_text(value)
+
+
+def mid_sentence(title: str) -> str:
+    """A finding's title placed after a colon inside a sentence: "This PyTorch has…" becomes
+    "this PyTorch has…"; names ("PyTorch", "NVIDIA", "GeForce …") keep their capitals."""
+    first, _, rest = title.partition(" ")
+    if first[:1].isupper() and first[1:].islower() and first.isalpha() and first not in _NAMES:
+        return first.lower() + (" " + rest if rest else "")
+    return title
+
+
+# Capitalised words that are names, not sentence starts.
+_NAMES = frozenset({"Docker", "Windows", "Linux", "Ubuntu", "Fedora", "Apple", "Intel", "Kaggle",
+                    "Colab", "Python", "Mac", "WSL"})
