@@ -406,7 +406,7 @@ def make_app(
         live, probes = from_machine(machine), None
     else:
         live = Live()
-        probes = probes or this_machine_probes(lang, python, report, benchmark, gpu_test)
+        probes = probes or this_machine_probes(python, report, benchmark, gpu_test)
     state = WizardState(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
                         home=home, torch_chooser=torch_chooser,
                         ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,

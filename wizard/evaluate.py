@@ -31,7 +31,6 @@ TorchChooser = Callable[["Machine", str], Optional["TorchChoice"]]
 class Outcome:
     machine: Machine
     findings: tuple[Finding, ...]
-    torch_choice: TorchChoice | None
     recommendation: Recommendation | None   # None without answers (`check`)
 
 
@@ -51,18 +50,19 @@ def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:
 
 def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | None, lang: str,
              chooser: TorchChooser | None = None) -> Outcome:
-    """Findings, the torch choice and (with answers) the recommendation for `machine`."""
+    """Findings and (with answers) the recommendation for `machine`, whose install command is
+    the torch build `chooser` picks."""
     from wizard.diagnose import diagnose
 
     findings = tuple(diagnose(machine, lang))
     if answers is None:
         # `check`: the findings carry their own fixes; with a damaged torch matrix they still
         # come (diagnose says what it could not check), so nothing here may need the matrix.
-        return Outcome(machine, findings, None, None)
+        return Outcome(machine, findings, None)
     from wizard.advise import advise
     from wizard.knowledge import load_knowledge
 
     choice = (chooser or choose_torch)(machine, lang)
     recommendation = advise(answers, machine, knowledge or load_knowledge(), lang, findings, choice)
-    return Outcome(machine, findings, choice, recommendation)
+    return Outcome(machine, findings, recommendation)
 

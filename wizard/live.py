@@ -182,7 +182,7 @@ def _failed_hardware(reason: str) -> HardwareResult:
     return HardwareResult((), "unknown", (), (ProbeNote("hardware", "error", None, reason[:300]),))
 
 
-def this_machine_probes(lang: str, python: str | None = None, report_path: Path | None = None,
+def this_machine_probes(python: str | None = None, report_path: Path | None = None,
                         benchmark: bool = True, gpu_test: bool = True) -> Probes:
     """The real probes of this machine, each bounded in time by the probe itself."""
     def system_probe() -> SystemFacts:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from wizard.probe import nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
-from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob
+from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob, run_nvml_child
 from wizard.probe.runner import kill_running
 from wizard.textout import clean_strings
 
@@ -49,7 +49,7 @@ def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = N
                  job: NvmlJob | None = None) -> NvidiaResult:
     """NVML in a child process; a hang, crash or garbage becomes a status, never an exception.
     `job`: the child already started (wizard.probe.nvml_job), else it starts now."""
-    result = (job or NvmlJob(timeout, extra_path)).result()
+    result = job.result() if job is not None else run_nvml_child(timeout, extra_path)
     if result.status == "timeout":
         info = NvidiaInfo(status="timeout", reason="timeout")
         return NvidiaResult(info, (), ProbeNote("nvml", "timeout", round(result.seconds, 3), result.detail))

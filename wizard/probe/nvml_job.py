@@ -15,8 +15,16 @@ from wizard.probe.runner import RunResult, neutral_cwd, python_child_env, run_bo
 NVML_TIMEOUT = 8.0
 
 
+def run_nvml_child(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> RunResult:
+    """`python -m wizard.probe.nvml`, bounded in time."""
+    return run_bounded(
+        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path),
+        cwd=neutral_cwd(),  # `-m` puts the folder it starts in first: not the user's
+    )
+
+
 class NvmlJob:
-    """`python -m wizard.probe.nvml` running in a thread; `result()` waits for its RunResult."""
+    """run_nvml_child in a thread, started now; `result()` waits for its RunResult."""
 
     def __init__(self, timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> None:
         self._result: RunResult | None = None
@@ -27,10 +35,7 @@ class NvmlJob:
 
     def _run(self, timeout: float, extra_path: list[str] | None) -> None:
         try:
-            self._result = run_bounded(
-                [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path),
-                cwd=neutral_cwd(),  # `-m` puts the folder it starts in first: not the user's
-            )
+            self._result = run_nvml_child(timeout, extra_path)
         except BaseException as exc:  # handed to whoever waits for the result
             self._error = exc
 
