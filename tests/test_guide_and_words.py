@@ -348,3 +348,24 @@ def test_the_glossary_names_each_section_of_the_words_page_in_order():
         for heading, term in zip(headings, terms(lang)):
             # Each section's heading is written the way the term is matched in the guide.
             assert term.pattern.search(heading) or term.id == "build-wheel" and "wheel" in heading, (lang, heading)
+
+
+@pytest.mark.parametrize("text, names", [
+    ('[[term]]\nid = "vram"\nen = ["VRAM"]\n', "zh"),                      # a language missing
+    ('[[term]]\nid = "Vram!"\nen = ["VRAM"]\nzh = ["显存"]\n', "id"),         # not an id
+    ('[[term]]\nid = "vram"\nen = ["(VRAM"]\nzh = ["显存"]\n', "en"),         # not a pattern
+])
+def test_a_damaged_glossary_is_named_and_its_key_said(tmp_path, monkeypatch, text, names):
+    from wizard import glossary
+    from wizard.content import ContentError
+
+    (tmp_path / glossary.FILE).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(glossary, "content_dir", lambda: tmp_path)
+    glossary.terms.cache_clear()
+    try:
+        with pytest.raises(ContentError) as caught:
+            glossary.terms("en")
+        assert caught.value.file == "content/glossary.toml"
+        assert names in caught.value.reason, caught.value.reason
+    finally:
+        glossary.terms.cache_clear()

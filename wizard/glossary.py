@@ -7,10 +7,11 @@ the terms are in a text, so it stays free of Textual.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from wizard.content import ContentError, content_dir, read_toml
+from wizard.schema import CONTENT, KEBAB_ID, RecordError, read_record, rule
 
 FILE = "glossary.toml"
 
@@ -22,30 +23,37 @@ class Term:
     pattern: re.Pattern[str]
 
 
+@dataclass(frozen=True)
+class _Spellings:
+    """One [[term]] of the file: how each language's pages write it (regular expressions)."""
+
+    id: str = field(metadata=rule(pattern=KEBAB_ID, what="a kebab-case id like vram"))
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Glossary:
+    term: tuple[_Spellings, ...]
+
+
 @cache
 def terms(lang: str) -> tuple[Term, ...]:
     """The terms in `lang`; ContentError when the file is damaged."""
-    path = content_dir() / FILE
-    data = read_toml(path)
-    entries = data.get("term")
-    if not isinstance(entries, list) or not entries:
-        raise ContentError(f"content/{FILE}", "has no [[term]] tables")
+    name = f"content/{FILE}"
+    try:
+        glossary = read_record(_Glossary, read_toml(content_dir() / FILE), CONTENT)
+    except RecordError as exc:
+        raise ContentError(name, exc.problems[0].dotted()) from None
+    # English terms match as whole words; Chinese has no spaces to mark a word's edges.
+    edge = r"\b" if lang == "en" else ""
     out = []
-    for section, entry in enumerate(entries):
-        label = f"term {section + 1}"
-        spellings = entry.get(lang) if isinstance(entry, dict) else None
-        term_id = entry.get("id") if isinstance(entry, dict) else None
-        if not isinstance(term_id, str) or not term_id:
-            raise ContentError(f"content/{FILE}", f"{label}: 'id' must be a text")
-        if not isinstance(spellings, list) or not spellings or not all(isinstance(s, str) and s for s in spellings):
-            raise ContentError(f"content/{FILE}", f"{label} ({term_id}): '{lang}' must list how it is written")
-        # English terms match as whole words; Chinese has no spaces to mark a word's edges.
-        edge = r"\b" if lang == "en" else ""
+    for section, entry in enumerate(glossary.term):
         try:
-            pattern = re.compile("|".join(f"{edge}(?:{s}){edge}" for s in spellings))
+            pattern = re.compile("|".join(f"{edge}(?:{s}){edge}" for s in getattr(entry, lang)))
         except re.error as exc:
-            raise ContentError(f"content/{FILE}", f"{label} ({term_id}): not a valid pattern ({exc})") from None
-        out.append(Term(term_id, section, pattern))
+            raise ContentError(name, f"term[{section}].{lang}: not a valid pattern ({exc})") from None
+        out.append(Term(entry.id, section, pattern))
     return tuple(out)
 
 
