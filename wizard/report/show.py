@@ -70,18 +70,14 @@ def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any) -> lis
         out.append(f"{_RAW}    {rec['torch_command']}")
     else:
         out.append(f"{mark('info')} {t('report.show.no-torch-command', lang)}")
-    if rec.get("gpus"):
-        out.append("")
-        out.append(t("report.show.gpus", lang))
-        for gpu in rec["gpus"]:
-            out.append(f"  - {gpu['name']}, {gpu['vram_gb']:g} GB{_price(gpu, lang, knowledge)}")
-            out.append(f"      {gpu['why']}")
-    if rec.get("platforms"):
-        out.append("")
-        out.append(t("report.show.platforms", lang))
-        for platform in rec["platforms"]:
-            out.append(f"  - {platform['name']} <{platform['url']}>")
-            out.append(f"      {platform['why']}")
+    # Picks and platforms alike: a heading, then each one's name line and why.
+    sections = [("gpus", lambda gpu: f"{gpu['name']}, {gpu['vram_gb']:g} GB{_price(gpu, lang, knowledge)}"),
+                ("platforms", lambda platform: f"{platform['name']} <{platform['url']}>")]
+    for key, named in sections:
+        if rec.get(key):
+            out += ["", t(f"report.show.{key}", lang)]
+            for item in rec[key]:
+                out += [f"  - {named(item)}", f"      {item['why']}"]
     return out
 
 
