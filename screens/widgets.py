@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
+# The marks' colours; a fact's "•" (info) keeps the colour of its text.
 STYLES = {"ok": "$text-success", "warning": "$text-warning", "error": "$text-error",
-          "info": "$text-muted", "pending": "$text-accent"}
+          "pending": "$text-accent"}
 
 
 class Guide(Static):
@@ -175,8 +176,7 @@ class CheckPanel(ScrollableContainer):
 
     # The marks' colours, as component classes: Textual resolves them once per theme, not on
     # every spinner frame.
-    # A fact's "•" keeps the colour of its text.
-    COMPONENT_CLASSES = {f"check-panel--{kind}" for kind in STYLES if kind != "info"}
+    COMPONENT_CLASSES = {f"check-panel--{kind}" for kind in STYLES}
     DEFAULT_CSS = """
     CheckPanel {
         width: 1fr;
@@ -186,7 +186,7 @@ class CheckPanel(ScrollableContainer):
         scrollbar-size-vertical: 1;
     }
     """ + "".join(f"CheckPanel > .check-panel--{kind} {{ color: {variable}; text-style: bold; }}\n"
-                  for kind, variable in STYLES.items() if kind != "info")
+                  for kind, variable in STYLES.items())
 
     def __init__(self, checks: Iterable[Check] = (), *, ascii_marks: bool = False,
                  more: str = "", **kwargs):
@@ -285,7 +285,7 @@ class CheckPanel(ScrollableContainer):
         if index >= len(self._checks):
             return None
         kind = self._checks[index].kind
-        if kind not in STYLES or kind == "info":
+        if kind not in STYLES:
             return None
         return self.get_component_rich_style(f"check-panel--{kind}", partial=True)
 
