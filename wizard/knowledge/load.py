@@ -10,7 +10,7 @@ reason.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -97,6 +97,20 @@ def _records(file: str, data: dict[str, Any], table: str) -> list[Any]:
     if not isinstance(records, list) or not records:
         raise KnowledgeError(file, "", table, f"needs at least one [[{table}]] entry")
     return records
+
+
+def _unique(cls: type, file: str, data: dict[str, Any], table: str, key: str,
+            twice: str) -> Iterator[tuple[str, Any, Any]]:
+    """(label, raw table, record) for each [[table]] entry read as `cls`; a `key` that an earlier
+    entry has already is an error (`twice` says so)."""
+    seen: set[Any] = set()
+    for position, entry in enumerate(_records(file, data, table)):
+        label = _entry_label(table, position, entry, key)
+        record = _entry(cls, file, label, entry)
+        if getattr(record, key) in seen:
+            raise KnowledgeError(file, label, key, twice)
+        seen.add(getattr(record, key))
+        yield label, entry, record
 
 
 def _entry_label(kind: str, position: int, entry: Any, key: str) -> str:
@@ -199,13 +213,7 @@ def _load_goals(folder: Path) -> list[Goal]:
     file = GOALS_FILE
     data = _read(folder, file)
     goals: list[Goal] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(_records(file, data, "goal")):
-        label = _entry_label("goal", position, entry, "id")
-        goal = _entry(Goal, file, label, entry)
-        if goal.id in seen:
-            raise KnowledgeError(file, label, "id", "is used by an earlier goal")
-        seen.add(goal.id)
+    for label, entry, goal in _unique(Goal, file, data, "goal", "id", "is used by an earlier goal"):
         if goal.comfortable_vram_gb < goal.min_vram_gb:
             raise KnowledgeError(file, label, "comfortable_vram_gb", "is below min_vram_gb")
         if len(goal.examples_en) != len(goal.examples_zh):
@@ -221,13 +229,7 @@ def _load_platforms(folder: Path) -> list[Platform]:
     file = PLATFORMS_FILE
     data = _read(folder, file)
     platforms: list[Platform] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(_records(file, data, "platform")):
-        label = _entry_label("platform", position, entry, "id")
-        platform = _entry(Platform, file, label, entry)
-        if platform.id in seen:
-            raise KnowledgeError(file, label, "id", "is used by an earlier platform")
-        seen.add(platform.id)
+    for label, entry, platform in _unique(Platform, file, data, "platform", "id", "is used by an earlier platform"):
         if platform.kind != "paid" and platform.free_vram_gb is None:
             raise KnowledgeError(file, label, "free_vram_gb",
                                  "is missing: a free platform must say how much GPU memory it gives")
@@ -245,15 +247,8 @@ def _load_platforms(folder: Path) -> list[Platform]:
 def _load_currency(folder: Path) -> tuple[tuple[Currency, ...], tuple[CurrencyRate, ...]]:
     file = CURRENCY_FILE
     data = _read(folder, file)
-    currencies: list[Currency] = []
-    codes: set[str] = set()
-    for position, entry in enumerate(_records(file, data, "currency")):
-        label = _entry_label("currency", position, entry, "code")
-        currency = _entry(Currency, file, label, entry)
-        if currency.code in codes:
-            raise KnowledgeError(file, label, "code", "is listed twice")
-        codes.add(currency.code)
-        currencies.append(currency)
+    currencies = [currency for _, _, currency in _unique(Currency, file, data, "currency", "code", "is listed twice")]
+    codes = {currency.code for currency in currencies}
     rates: list[CurrencyRate] = []
     for position, entry in enumerate(_records(file, data, "rate")):
         label = f"rate[{position}]"
