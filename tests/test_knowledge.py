@@ -361,6 +361,8 @@ BROKEN = [
     ("goals.toml", _set("goal", "id", "kaggle", "examples_zh", ["只有一个"]), '"kaggle"', "examples_zh", "as many"),
     ("goals.toml", _set("goal", "id", "kaggle", "label_zh", _DELETE), '"kaggle"', "label_zh", "missing"),
     ("goals.toml", _set("goal", "id", "kaggle", "id", "learning"), '"learning"', "id", "earlier goal"),
+    ("platforms.toml", _set("platform", "id", "colab", "id", "kaggle"), '"kaggle"', "id", "earlier platform"),
+    ("currency.toml", _set("currency", "code", "USD", "code", "CNY"), '"CNY"', "code", "listed twice"),
     ("goals.toml", _set("goal", "id", "kaggle", "id", "Kaggle Comps"), '"Kaggle Comps"', "id", "kebab-case"),
     ("platforms.toml", _set("platform", "id", "colab", "cn_access", "maybe"), '"colab"', "cn_access", "not one of"),
     ("platforms.toml", _set("platform", "id", "colab", "url", "colab.google"), '"colab"', "url", "http"),
