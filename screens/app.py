@@ -127,8 +127,7 @@ class WizardApp(App[int]):
 
     def make_step(self, index: int) -> StepScreen:
         cls = screen_class(STEPS[index])
-        narrow = self.size.width < 60
-        return localized(cls, self.lang, self.ascii_marks, narrow)(self.lang, self.state)
+        return localized(cls, self.lang, self.ascii_marks)(self.lang, self.state)
 
     @property
     def step(self) -> str:

@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -78,18 +79,21 @@ BASE_KEYS: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 
-# On a narrow terminal the footer cannot show every key; these stay (F1 lists all of them).
-NARROW_KEYS = ("back", "next", "help")
+# When the window is too narrow for every key, the footer keeps them in this order of need
+# (the others still work, and F1 lists all of them): Back, Next and Help; Quit; the step's own
+# keys (copy, install, pick a Python); the whole guide; the language.
+def footer_rank(action: str) -> int:
+    if action in ("back", "next", "help"):
+        return 0
+    return {"app.quit": 1, "guide": 3, "switch_language": 4}.get(action, 2)
 
 
 @cache
-def localized(cls: type[StepScreen], lang: str, ascii_only: bool = False,
-              narrow: bool = False) -> type[StepScreen]:
+def localized(cls: type[StepScreen], lang: str, ascii_only: bool = False) -> type[StepScreen]:
     """`cls` with its footer bindings described in `lang` (in ASCII for a LANG=C terminal).
 
     Textual reads binding descriptions from the class, so each language gets a subclass with
-    the same name (CSS and tests see the same type), built once and cached. On a narrow
-    terminal only the main keys are shown; the others still work.
+    the same name (CSS and tests see the same type), built once and cached.
     """
     def describe(desc: str) -> str:
         if ascii_only:
@@ -98,11 +102,8 @@ def localized(cls: type[StepScreen], lang: str, ascii_only: bool = False,
             return asciify(ui(f"{desc}_ascii" if desc == "keys.language" else desc, lang))
         return ui(desc, lang)
 
-    bindings = [Binding(keys, action, describe(desc),
-                        show=show and (not narrow or action in NARROW_KEYS))
-                for keys, action, desc, show in cls.KEYS]
-    return type(cls.__name__, (cls,), {"BINDINGS": bindings, "NARROW": narrow,
-                                       "__module__": cls.__module__,
+    bindings = [Binding(keys, action, describe(desc), show=show) for keys, action, desc, show in cls.KEYS]
+    return type(cls.__name__, (cls,), {"BINDINGS": bindings, "__module__": cls.__module__,
                                        "__qualname__": cls.__qualname__})
 
 
@@ -112,7 +113,6 @@ class StepScreen(Screen):
     KEYS: ClassVar[tuple[tuple[str, str, str, bool], ...]] = BASE_KEYS
     NEXT_LABEL: ClassVar[str] = "guide.buttons.next"
     PANEL_TITLE: ClassVar[str] = "panel.title"
-    NARROW: ClassVar[bool] = False   # the footer was built for a narrow terminal (`localized`)
 
     class Navigate(Message):
         """Go `direction` steps (+1 next, -1 back), keeping `changes` to the answers."""
@@ -192,23 +192,39 @@ class StepScreen(Screen):
         self.call_after_refresh(self._keep_question_in_view)
 
     def _fit_footer(self) -> None:
-        # Narrow terminals: a compact footer keeps every key visible, and under 60 columns
-        # it shows only the main keys (as `localized` builds it for the size it starts at).
-        self.query_one(Footer).compact = self.size.width < 70
-        narrow = self.size.width < 60
-        if narrow == getattr(self, "_narrow", self.NARROW):
+        # The footer never cuts a key in half: when its keys do not fit the window it goes
+        # compact (less space around each), and when they still do not, it leaves out the
+        # least needed ones (footer_rank) until the rest fit.
+        width = self.size.width
+        keys = self._footer_keys()   # (binding, cells, compact cells), in the step's order
+        compact = sum(cells for _, cells, _ in keys) > width
+        kept, used = set(), 0
+        for binding, cells, small in sorted(keys, key=lambda item: footer_rank(item[0].action)):
+            size = small if compact else cells
+            if used + size <= width or footer_rank(binding.action) == 0:
+                kept.add((binding.key, binding.action))
+                used += size
+        self.query_one(Footer).compact = compact
+        if kept == getattr(self, "_footer_kept", None):
             return
-        self._narrow = narrow
-        shown = {(key, action): show for keys, action, _, show in self.KEYS
-                 for key in keys.split(",")}
+        self._footer_kept = kept
+        wanted = {(binding.key, binding.action) for binding, _, _ in keys}
+        self.rebind(lambda binding: replace(binding, show=(binding.key, binding.action) in kept)
+                    if (binding.key, binding.action) in wanted else binding)
 
-        def fit(binding: Binding) -> Binding:
-            show = shown.get((binding.key, binding.action))
-            if show is None:
-                return binding
-            return replace(binding, show=show and (not narrow or binding.action in NARROW_KEYS))
-
-        self.rebind(fit)
+    def _footer_keys(self) -> list[tuple[Binding, int, int]]:
+        """The keys this step shows in its footer, each with the cells it takes in Textual's
+        Footer: " key desc " a key, or "key desc " compact."""
+        shown = {(key, action) for keys, action, _, show in self.KEYS if show for key in keys.split(",")}
+        out = []
+        for bindings in self._bindings.key_to_bindings.values():
+            for binding in bindings:
+                # A key this step hides right now (check_action: False) takes no room.
+                if (binding.key, binding.action) in shown \
+                        and self.check_action(binding.action, ()) is not False:
+                    cells = cell_len(self.app.get_key_display(binding)) + cell_len(binding.description)
+                    out.append((binding, cells + 3, cells + 2))
+        return out
 
     def rebind(self, change: Callable[[Binding], Binding]) -> None:
         """Change this screen's keys as the footer shows them, without rebuilding the screen."""
@@ -222,6 +238,7 @@ class StepScreen(Screen):
         text = asciify(ui(desc, self.lang)) if self.state.ascii_marks else ui(desc, self.lang)
         self.rebind(lambda binding: replace(binding, description=text)
                     if binding.action == action else binding)
+        self._fit_footer()
 
     def _keep_question_in_view(self) -> None:
         """After a resize: when the question or the field being answered has left the view
@@ -299,6 +316,7 @@ class StepScreen(Screen):
 
     def watch_live_version(self) -> None:
         self.live_changed()
+        self._fit_footer()   # a key may have come or gone with what the probe found (Install)
 
     def live_changed(self) -> None:
         """A probe has answered; refresh what depends on it."""

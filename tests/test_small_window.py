@@ -148,3 +148,25 @@ async def test_a_term_is_linked_in_the_guide_pane(lang):
         guide = app.screen.query_one("#guide Guide", Guide)
         assert guide.linked, "no term linked"
         assert len(guide.linked) == len(set(guide.linked))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [40, 60, 80, 100])
+async def test_the_footer_shows_whole_keys_only(lang, width, tmp_path):
+    """Every key the footer shows is drawn whole (none cut at the window's edge); Back, Next
+    and Help are always there, and Quit too from 80 columns."""
+    app = make_app(lang, machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await walk(pilot)
+        for step in ("result", "goal", "welcome"):
+            app.goto(STEPS.index(step))
+            await at_step(pilot, step)
+            await pilot.pause(0.1)
+            footer = footer_text(app)
+            shown = [b for b in app.screen.active_bindings.values() if b.binding.show]
+            for active in shown:
+                assert active.binding.description in footer, (step, active.binding.description, footer)
+            actions = {active.binding.action for active in shown}
+            assert {"back", "next", "help"} & actions or step == "welcome", (step, footer)
+            if width >= 80:
+                assert "app.quit" in actions, (step, footer)
