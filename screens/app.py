@@ -27,7 +27,7 @@ import screens
 from screens.step import STEPS, StepScreen, localized
 from wizard.evaluate import TorchChooser
 from wizard.i18n import language_from_env, t
-from wizard.live import PROBES, Live, Probes, from_machine, this_machine_probes
+from wizard.live import PROBES, Live, Probes, failure, from_machine, this_machine_probes
 from wizard.state import WizardState
 from wizard.textout import ascii_terminal, clean_strings
 
@@ -302,7 +302,7 @@ class WizardApp(App[int]):
         try:
             message = ProbeFinished(name, result=probe(), generation=generation)
         except Exception as exc:  # a probe bug shows as "unknown — why", never a traceback
-            message = ProbeFinished(name, error=f"{type(exc).__name__}: {exc}"[:300], generation=generation)
+            message = ProbeFinished(name, error=failure(exc), generation=generation)
         self._post(message)
 
     def _post(self, message: Message) -> None:

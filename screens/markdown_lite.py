@@ -27,7 +27,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from wizard.textout import CJK, break_offsets, break_units
+from wizard.textout import break_offsets, break_units, is_cjk
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")
@@ -186,7 +186,7 @@ def join_lines(lines: list[str]) -> str:
     for line in (line.strip() for line in lines):
         if not line:
             continue
-        if text and not (CJK.match(text[-1]) and CJK.match(line[0])):
+        if text and not (is_cjk(text[-1]) and is_cjk(line[0])):
             text += " "
         text += line
     return text

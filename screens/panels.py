@@ -74,7 +74,7 @@ def system_check(live: Live, lang: str) -> Check:
         return problem
     s = live.system
     assert s is not None
-    cpu = s.cpu_model or t("guide.live.unknown", lang)
+    cpu = s.cpu_model or t("check.unknown", lang)
     text = _u("check.system", lang, cpu=cpu, cores=num(s.cpu_cores, lang),
               threads=num(s.cpu_threads, lang), ram=gb(s.ram_gb, lang))
     return Check("info", text)
@@ -224,7 +224,7 @@ def benchmark_checks(live: Live, lang: str, knowledge: Any = None) -> list[Check
         ratio = bench.gpu_tflops * 1000 / bench.cpu_gflops if bench.cpu_gflops else None
         out.append(Check("ok", _u("check.bench_gpu", lang, gpu=bench.gpu_name or "GPU",
                                   tflops=num(bench.gpu_tflops, lang),
-                                  ratio=f"{ratio:,.0f}" if ratio else t("guide.live.unknown", lang))))
+                                  ratio=f"{ratio:,.0f}" if ratio else t("check.unknown", lang))))
     elif bench.gpu_error:
         out.append(Check("warning", _u("check.bench_gpu_failed", lang, error=bench.gpu_error)))
     else:
@@ -357,7 +357,7 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
         if info.libraries_size_mb:
             libs = _u("check.torch_libs", lang, libs=num(info.libraries_size_mb, lang))
         out.append(Check("info", _u("check.torch_size", lang, version=info.version or "",
-                                    build=info.build or t("guide.live.unknown", lang),
+                                    build=info.build or t("check.unknown", lang),
                                     size=num(info.install_size_mb, lang),
                                     libs=libs)))
     elif live.state("torch") == "pending":

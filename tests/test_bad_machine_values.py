@@ -16,8 +16,8 @@ import pytest
 import tomli_w
 
 from tests.test_headless import GOOD as ANSWERS  # a valid answers file
+from wizard import live as live_module
 from wizard.cli import main
-from wizard.probe import gather as gather_module
 
 MACHINES = Path(__file__).parent / "machines"
 
@@ -52,7 +52,7 @@ def no_live_probes(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("probed this machine")
 
-    monkeypatch.setattr(gather_module, "gather", refuse)
+    monkeypatch.setattr(live_module, "probe_this_machine", refuse)
 
 
 def one_line_naming(capsys, key: str) -> str:

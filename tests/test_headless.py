@@ -8,8 +8,8 @@ import tomllib
 import pytest
 
 from tests.recorded import MACHINES
+from wizard import live as live_module
 from wizard.cli import main
-from wizard.probe import gather as gather_module
 from wizard.probe.model import machine_from_dict
 from wizard.report import validate_report
 
@@ -36,7 +36,7 @@ def no_live_probes(monkeypatch):
     def refuse(*_args, **_kwargs):
         raise AssertionError("the headless run probed this machine")
 
-    monkeypatch.setattr(gather_module, "gather", refuse)
+    monkeypatch.setattr(live_module, "probe_this_machine", refuse)
 
 
 def headless(tmp_path, answers_text=GOOD, machine="laptop-4060", lang="en", extra=()):
@@ -215,11 +215,11 @@ def live_machine():
 def test_without_machine_this_computer_is_probed(tmp_path, capsys, monkeypatch):
     calls = []
 
-    def fake_gather(**kwargs):
+    def fake_gather(lang, **kwargs):
         calls.append(kwargs)
         return live_machine()
 
-    monkeypatch.setattr(gather_module, "gather", fake_gather)
+    monkeypatch.setattr(live_module, "probe_this_machine", fake_gather)
     code, out = headless(tmp_path, machine=None, lang="zh", extra=["--python", sys.executable])
     assert code == 0
     assert calls[0]["python"] == sys.executable
@@ -228,7 +228,7 @@ def test_without_machine_this_computer_is_probed(tmp_path, capsys, monkeypatch):
 
 
 def test_no_redact_keeps_the_identifiers(tmp_path, monkeypatch):
-    monkeypatch.setattr(gather_module, "gather", lambda *a, **k: live_machine())
+    monkeypatch.setattr(live_module, "probe_this_machine", lambda *a, **k: live_machine())
     code, out = headless(tmp_path, machine=None, extra=["--no-redact"])
     assert code == 0
     report = tomllib.loads(out.read_text(encoding="utf-8"))
@@ -239,7 +239,7 @@ def test_no_redact_keeps_the_identifiers(tmp_path, monkeypatch):
 def test_a_report_used_as_answers_without_machine_gets_a_hint(tmp_path, capsys, monkeypatch):
     code, first = headless(tmp_path, machine="vm-no-gpu")
     assert code == 0
-    monkeypatch.setattr(gather_module, "gather", lambda *a, **k: live_machine())
+    monkeypatch.setattr(live_module, "probe_this_machine", lambda *a, **k: live_machine())
     again = tmp_path / "again.toml"
     assert main(["--answers", str(first), "--report", str(again), "--lang", "en"]) == 0
     assert "--machine" in capsys.readouterr().err

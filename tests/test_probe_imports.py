@@ -19,8 +19,9 @@ PROBE = ROOT / "wizard" / "probe"
 PROBE_FILES = sorted(PROBE.rglob("*.py"))
 
 # What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said,
-# and the record declarations (wizard.schema: types and ranges, no data and no advice).
-ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema")
+# the record declarations (wizard.schema: types and ranges, no data and no advice), and running
+# a call in a thread (wizard.background).
+ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema", "wizard.background")
 
 
 

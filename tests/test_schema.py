@@ -115,3 +115,23 @@ def test_not_a_table():
 def test_annotations_resolve_without_the_or_operator_on_types():
     # "int | None" is evaluated side by side, as Python 3.9 needs.
     assert record_types(Part)["watts"] == Optional[int]
+
+
+@dataclass(frozen=True)
+class Listing:
+    names: tuple[str, ...] = field(metadata=rule(unique=True))
+    floor: str = field(default="", metadata=rule(pattern=r"\d{3}", what="a driver like 560", blank=True))
+
+
+def test_a_list_that_must_not_repeat_names_the_list():
+    with pytest.raises(RecordError) as info:
+        read_record(Listing, {"names": ["a", "b", "a"]}, CONTENT)
+    assert [p.dotted() for p in info.value.problems] == ["names: lists an item twice"]
+    assert read_record(Listing, {"names": ["a", "b"]}, CONTENT).names == ("a", "b")
+
+
+def test_blank_text_skips_its_pattern_but_given_text_keeps_it():
+    assert read_record(Listing, {"names": ["a"], "floor": ""}, CONTENT).floor == ""
+    assert read_record(Listing, {"names": ["a"], "floor": "560"}, CONTENT).floor == "560"
+    with pytest.raises(RecordError, match="'56x' is not a driver like 560"):
+        read_record(Listing, {"names": ["a"], "floor": "56x"}, CONTENT)

@@ -5,6 +5,7 @@ import csv
 import dataclasses
 import io
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -17,7 +18,16 @@ from wizard.diagnose import diagnose
 from wizard.i18n import t
 from wizard.knowledge import load_knowledge
 from wizard.probe.model import machine_from_dict
-from wizard.report import SUMMARY_COLUMNS, build_report, counted, dumps_report, load_report, save_report, summarize
+from wizard.report import (
+    SUMMARY_COLUMNS,
+    batch,
+    build_report,
+    counted,
+    dumps_report,
+    load_report,
+    save_report,
+    summarize,
+)
 from wizard.report.roster_csv import render_csv
 from wizard.report.roster_table import render_table
 from wizard.textout import cell_width
@@ -521,12 +531,13 @@ def test_a_roster_checks_answers_without_parsing_the_gpu_catalog(a_class, monkey
     """Checking 200 students' [answers] needs the goals and currencies, not gpus.toml (the
     biggest data file): `report summarize` loads only those."""
     from wizard import content
-    from wizard.knowledge import load
-    from wizard.knowledge.load import _default_knowledge, load_answer_rules
+    from wizard.knowledge import entries
+    from wizard.knowledge.goals import load_answer_rules
+    from wizard.knowledge.load import _default_knowledge
 
     read: list[str] = []
     real = content.read_toml
-    monkeypatch.setattr(load, "read_toml", lambda path, name=None: read.append(Path(path).name) or real(path, name))
+    monkeypatch.setattr(entries, "read_toml", lambda path, name=None: read.append(Path(path).name) or real(path, name))
     _default_knowledge.cache_clear()
     load_answer_rules.cache_clear()
     try:
@@ -540,3 +551,130 @@ def test_a_roster_checks_answers_without_parsing_the_gpu_catalog(a_class, monkey
     finally:
         _default_knowledge.cache_clear()
         load_answer_rules.cache_clear()
+
+
+def test_a_roster_does_not_load_the_catalogs_declarations(a_class):
+    """Nor the records of the catalog, the platforms and the market: a new process, as a TA
+    runs it, imports none of them (their dataclasses cost more to create than a roster's rows)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom wizard.cli import main\nmain(['report', 'summarize', '--csv', *sys.argv[1:]])\n"
+            "print(sorted(m for m in sys.modules if m in ('wizard.knowledge.records', 'wizard.market',"
+            " 'wizard.knowledge.load')), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *a_class[:4]], capture_output=True, text=True, timeout=60)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+# ------------------------------------------------- issue 13: a big class, read in parallel ---
+
+# The workers are forked, which gpu-wizard does on Linux only (wizard.report.batch).
+forks = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+
+@pytest.fixture(scope="module")
+def big_class(a_class, stamped, tmp_path_factory):
+    """More files than one process reads alone: the class three times over (so copies), with
+    files that are not reports mixed in."""
+    folder = tmp_path_factory.mktemp("big")
+    paths = []
+    for i, path in enumerate([*a_class, *stamped] * 3):
+        target = folder / f"{i:03d}-{Path(path).name}"
+        target.write_bytes(Path(path).read_bytes())
+        paths.append(str(target))
+    (folder / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    (folder / "invalid.toml").write_text('schema = "gpu-wizard/report/1"\nlanguage = "fr"\n', encoding="utf-8")
+    paths[5:5] = [str(folder / "binary.toml"), str(folder / "missing.toml")]
+    paths.insert(40, str(folder / "invalid.toml"))
+    assert len(paths) >= batch.PARALLEL_FROM
+    return paths
+
+
+@forks
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_workers_give_the_rows_one_process_gives_in_the_same_order(big_class, knowledge, lang):
+    alone = list(batch.load_all(big_class, knowledge, lang, jobs=1))
+    shared = list(batch.load_all(big_class, knowledge, lang, jobs=3))
+    assert shared == alone
+    assert [loaded.name for loaded in shared] == big_class
+    skipped = {Path(loaded.name).name: loaded.row["ready"] for loaded in shared if loaded.skipped}
+    assert skipped == {"binary.toml": "unreadable", "missing.toml": "unreadable", "invalid.toml": "invalid"}
+
+
+@forks
+def test_the_roster_of_a_big_class_marks_copies_as_one_process_would(big_class, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(batch, "default_jobs", lambda count: 1)
+    assert main(["report", "summarize", "--csv", *big_class]) == 2
+    alone = capsys.readouterr()
+    monkeypatch.setattr(batch, "default_jobs", lambda count: 3)
+    assert main(["report", "summarize", "--csv", *big_class]) == 2
+    shared = capsys.readouterr()
+    assert (shared.out, shared.err) == (alone.out, alone.err)
+    rows = list(csv.DictReader(io.StringIO(shared.out.lstrip("\ufeff"))))
+    # The second and third rounds are copies of the first, each marked as one.
+    first_round = (len(big_class) - 3) // 3
+    later = [row for row in rows if Path(row["file"]).name[:3].isdigit()
+             and int(Path(row["file"]).name[:3]) >= first_round]
+    assert len(later) == 2 * first_round and all(row["duplicate_of"] for row in later)
+
+
+@forks
+def test_leaving_early_ends_the_workers(big_class, knowledge):
+    import multiprocessing
+
+    rows = batch.load_all(big_class, knowledge, "en", jobs=2)
+    next(rows)
+    assert multiprocessing.active_children()
+    rows.close()   # what an interrupt or a closed pipe does to the loop reading them
+    assert not multiprocessing.active_children()
+
+
+def test_few_files_or_no_fork_are_read_in_this_process(monkeypatch):
+    monkeypatch.setattr(batch.sys, "platform", "linux")
+    monkeypatch.setattr(batch.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert batch.default_jobs(batch.PARALLEL_FROM - 1) == 1
+    assert batch.default_jobs(1000) == 4
+    monkeypatch.setattr(batch.threading, "active_count", lambda: 2)   # forking a threaded process
+    assert batch.default_jobs(1000) == 1
+    monkeypatch.setattr(batch.threading, "active_count", lambda: 1)
+    for platform in ("darwin", "win32"):
+        monkeypatch.setattr(batch.sys, "platform", platform)
+        assert batch.default_jobs(1000) == 1
+
+
+@forks
+def test_ctrl_c_ends_a_big_roster_and_its_workers(big_class):
+    """Ctrl+C while the workers read: exit 130 and one line, no traceback, no worker left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = big_class * 20   # long enough to be interrupted on a fast machine too
+    proc = subprocess.Popen([sys.executable, "-m", "wizard", "report", "summarize", *files],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    def children() -> list[str]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    if fh.read().rsplit(")", 1)[1].split()[1] == str(proc.pid):
+                        found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    workers: list[str] = []
+    deadline = time.monotonic() + 20
+    while not workers and proc.poll() is None and time.monotonic() < deadline:
+        workers = children()
+        time.sleep(0.01)
+    assert workers, "the roster never started a worker"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "gpu-wizard: interrupted."
+    time.sleep(0.2)
+    assert not [pid for pid in workers if os.path.exists(f"/proc/{pid}")]

@@ -291,3 +291,35 @@ def test_not_toml_at_all(tmp_path):
     with pytest.raises(KnowledgeError, match="not valid TOML"):
         load_matrix(path)
 
+
+
+def test_a_source_listed_twice(tmp_path):
+    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["nvidia-cuda-notes"] * 2))
+    assert err.entry == 'variants."cu126"' and err.field == "source" and "twice" in err.reason
+
+
+def test_an_unknown_top_level_table(tmp_path):
+    err = broken(tmp_path, lambda d: d.update(relases=[]))
+    assert err.field == "relases" and "typo" in err.reason
+
+
+def test_a_toolkit_floor_may_be_left_blank_but_not_garbled(tmp_path):
+    path = tmp_path / "ok.toml"
+    data = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+    data["variants"]["cu128"]["windows_toolkit"] = ""
+    path.write_bytes(tomli_w.dumps(data).encode("utf-8"))
+    assert load_matrix(path).variants["cu128"].toolkit_floor("windows") is None
+    err = broken(tmp_path, lambda d: d["variants"]["cu128"].update(windows_toolkit="five-sixty"))
+    assert err.field == "windows_toolkit" and "driver version" in err.reason
+
+
+def test_a_cuda_field_on_a_rocm_variant(tmp_path):
+    rocm = next(name for name in tomllib.loads((content_dir() / "torch_matrix.toml").read_text(
+        encoding="utf-8"))["variants"] if name.startswith("rocm"))
+    err = broken(tmp_path, lambda d: d["variants"][rocm].update(cuda="12.6"))
+    assert err.field == "cuda" and "rocm" in err.reason
+
+
+def test_a_build_on_an_unknown_platform(tmp_path):
+    err = broken(tmp_path, lambda d: d["releases"][0]["builds"][0].update(platforms=["linux-riscv"]))
+    assert err.field == "platforms" and "linux-x86_64" in err.reason

@@ -11,13 +11,20 @@ start fast.
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @cache
 def content_dir() -> Path:
+    # pathlib loads here, not when the module does: every command imports this module before it
+    # starts its first child process.
+    from pathlib import Path
+
     here = Path(__file__).resolve().parent
     for candidate in (here / "content", here.parent / "content"):
         if (candidate / "en").is_dir():
@@ -45,7 +52,7 @@ class ContentError(ValueError):
 def shown_name(path: Path) -> str:
     """content/en/strings/ui.toml rather than a long absolute path (or just the name)."""
     try:
-        return str(Path("content") / path.resolve().relative_to(content_dir()))
+        return os.path.join("content", path.resolve().relative_to(content_dir()))
     except (ValueError, FileNotFoundError, OSError):
         return path.name
 
@@ -110,7 +117,7 @@ def check_installation() -> list[ContentError]:
     problems = []
     for rel, hexdigest in expected.items():
         path = root / rel
-        name = str(Path("content") / rel)  # shown_name's answer, without resolving the path
+        name = os.path.join("content", *rel.split("/"))  # shown_name's answer, without resolving
         try:
             raw = _read_bytes(path, name)
             if digest(raw) != hexdigest:

@@ -6,11 +6,17 @@ from wizard import nvidia_explain
 from wizard.content import ContentError
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.i18n import has, t
-from wizard.install import OVERRIDE_TARGET, rocm_gpus
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import gb_text
-from wizard.torch_matrix import load_matrix
-from wizard.vendor_gpus import amd_gfx, amd_is_apu, hsa_override, intel_xpu_capable
+from wizard.vendor_gpus import (
+    OVERRIDE_TARGET,
+    amd_gfx,
+    amd_is_apu,
+    hsa_override,
+    intel_xpu_capable,
+    rocm_gpus,
+    rocm_targets,
+)
 
 LOW_VRAM_GB = 4.0
 # NVML reasons that mean "we could not find out", not "this is broken".
@@ -114,14 +120,6 @@ def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
     return _finding("amd-gpu-unsupported", "warning", lang, name=gpu.name, gfx=gfx)
 
 
-def rocm_targets() -> set[str]:
-    """Every gfx target some PyTorch ROCm build in the matrix has kernels for."""
-    try:
-        return {gfx for v in load_matrix().variants.values() if v.kind == "rocm" for gfx in v.gfx}
-    except ContentError:
-        return set()
-
-
 def _counts_as_compute(gpu: Gpu) -> bool:
     """Integrated graphics and unknown display adapters are not training hardware."""
     if gpu.vendor == "amd":
@@ -136,10 +134,10 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
     Never "ready" beside "cannot": when anything is an error, the ok-findings that would
     contradict it ("NVIDIA GPU ready", "PyTorch can use the GPU") are left out.
     """
-    from wizard.diagnose_torch import torch_findings
-
     findings = hardware_findings(machine, lang)
     if machine.torch is not None:
+        from wizard.diagnose_torch import torch_findings  # and the torch matrix: only with a torch
+
         try:
             findings.extend(torch_findings(machine, lang))
         except ContentError:

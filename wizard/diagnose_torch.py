@@ -24,11 +24,11 @@ from wizard import torch_messages as said
 from wizard.evidence import run_text
 from wizard.findings import Finding, make_finding
 from wizard.i18n import t
-from wizard.install import OVERRIDE_TARGET, TorchChoice, choose_for_machine, macos_version_of, rocm_gpus
+from wizard.install import TorchChoice, choose_for_machine, macos_version_of
 from wizard.probe.model import Machine, TorchInfo
 from wizard.probe.torch import NOT_PYTHON
 from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
-from wizard.vendor_gpus import amd_gfx, hsa_override, intel_xpu_capable
+from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
 
 # NVIDIA reasons under which the GPU cannot be reached at all: the hardware finding is the cause.
 _UNREACHABLE = {"container-no-gpu", "wsl-no-library", "container-no-library"}

@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING
 
 from wizard import nvidia_explain
 from wizard.content import ContentError
-from wizard.knowledge import gpus_for_pci_id
 from wizard.probe.model import Gpu, Machine
 from wizard.probe.pci import names_a_laptop_part
-from wizard.torch_lines import worded
 
 if TYPE_CHECKING:
     from wizard.probe.gather import HardwareResult, NvidiaResult
@@ -39,6 +37,10 @@ def _named(gpu: Gpu) -> Gpu:
     # Only the PCI scan reports a bare id: NVML, WMI and system_profiler name the card themselves.
     if gpu.source != "pci" or not gpu.pci_id:
         return gpu
+    # The catalog, and the torch sentences below, load only for a machine that needs them: on
+    # most machines `check --no-torch` reads neither.
+    from wizard.knowledge import gpus_for_pci_id
+
     try:
         entries = gpus_for_pci_id(gpu.pci_id)
     except ContentError:  # names then stay pci.ids'; the CLI reports the damaged file
@@ -66,6 +68,8 @@ def identify(machine: Machine, lang: str) -> Machine:
     machine = replace(machine, gpus=name_gpus(machine.gpus))
     machine = replace(machine, nvidia=nvidia_explain.explained(machine, lang))
     if machine.torch is not None:
+        from wizard.torch_lines import worded
+
         machine = replace(machine, torch=worded(machine.torch, lang))
     return machine
 
@@ -74,6 +78,8 @@ def localize(machine: Machine, lang: str) -> Machine:
     """A recorded machine's NVIDIA and torch status explained again in `lang`. Its GPU names
     are what was recorded: the catalog of that day named them."""
     if machine.torch is not None:
+        from wizard.torch_lines import worded
+
         machine = replace(machine, torch=worded(machine.torch, lang))
     return nvidia_explain.localize(machine, lang)
 
@@ -85,10 +91,3 @@ def assemble(facts: SystemFacts, nvidia: NvidiaResult, hardware: HardwareResult,
     from wizard.probe.gather import assemble as assemble_facts
 
     return identify(assemble_facts(facts, nvidia, hardware, torch, benchmark, extra_notes), lang)
-
-
-def gather(lang: str = "en", **options) -> Machine:
-    """wizard.probe.gather.gather (every probe at once), then identified."""
-    from wizard.probe import gather as probes
-
-    return identify(probes.gather(**options), lang)

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wizard.content import ContentError
 from wizard.i18n import t
 from wizard.torch_matrix import (
     Build,
@@ -30,6 +29,7 @@ from wizard.torch_matrix import (
     sm_name,
     version_tuple,
 )
+from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
 
 if TYPE_CHECKING:
     from wizard.probe.model import Machine
@@ -185,26 +185,8 @@ def guess_compute_capability(name: str) -> str | None:
     return None
 
 
-def rocm_gpus(machine: Machine) -> list:
-    """The AMD GPUs a ROCm build should serve: the discrete cards, else an APU that ROCm
-    supports (Strix Halo), never an APU beside a card (that iGPU would only get in the way)."""
-    from wizard.vendor_gpus import amd_gfx, amd_is_apu
-
-    amd = [g for g in machine.gpus if g.vendor == "amd"]
-    cards = [g for g in amd if not amd_is_apu(g)]
-    if cards or not amd:
-        return cards
-    try:
-        supported = {gfx for v in load_matrix().variants.values() if v.kind == "rocm" for gfx in v.gfx}
-    except ContentError:  # a damaged matrix: the CLI names the file; no APU counts meanwhile
-        return []
-    return [g for g in amd if amd_gfx(g) in supported]
-
-
 def machine_facts(machine: Machine) -> dict:
     """The choose_torch arguments that describe a probed or recorded machine."""
-    from wizard.vendor_gpus import amd_gfx, intel_xpu_capable
-
     torch = machine.torch
     nvidia = [g for g in machine.gpus if g.vendor == "nvidia" and g.kernel_driver not in ("vfio-pci", "pci-stub")]
     amd = rocm_gpus(machine)
@@ -270,14 +252,8 @@ def choose_for_machine(machine: Machine, lang: str = "en", pip: str | None = Non
     return choose_torch(**machine_facts(machine), lang=lang, pip=pip or pip_for(machine))
 
 
-# An HSA_OVERRIDE_GFX_VERSION value → the target whose kernels ROCm then loads.
-OVERRIDE_TARGET = {"10.3.0": "gfx1030", "11.0.0": "gfx1100"}
-
-
 def _override_for(gfx: str, built: tuple[str, ...]) -> str | None:
     """The (unofficial) override that lets `gfx` run a build's kernels, when there is one."""
-    from wizard.vendor_gpus import hsa_override
-
     value = hsa_override(gfx)
     return value if value and OVERRIDE_TARGET.get(value) in built else None
 
@@ -401,7 +377,7 @@ class _Context:
         return TorchChoice(
             command=self.pip_cmd(release.version, None), index_url=None, variant=variant,
             torch_version=release.version, reason=self.text(reason, version=release.version,
-                                                            macos=self.macos or t("guide.live.unknown", self.lang)),
+                                                            macos=self.macos or t("check.unknown", self.lang)),
             warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, None),
             warning_ids=tuple(notes.ids),
         )
@@ -462,7 +438,7 @@ class _Context:
                     command=self.pip_cmd(release.version, url), index_url=url,
                     variant=build.variant.name, torch_version=release.version,
                     reason=self.text("rocm", version=release.version, variant=build.variant.name,
-                                     gfx=", ".join(gfx) or t("guide.live.unknown", self.lang)),
+                                     gfx=", ".join(gfx) or t("check.unknown", self.lang)),
                     warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, build.variant.name),
                     warning_ids=tuple(notes.ids),
                 )
@@ -494,7 +470,7 @@ class _Context:
         return self.driver is None or (floor is not None and driver_at_least(self.driver, floor))
 
     def gpus_text(self) -> str:
-        return ", ".join(f"{sm_name(f'{a}.{b}')}" for a, b in self.ccs) or t("guide.live.unknown", self.lang)
+        return ", ".join(f"{sm_name(f'{a}.{b}')}" for a, b in self.ccs) or t("check.unknown", self.lang)
 
     def nvidia(self) -> TorchChoice:
         notes = _Notes(self.lang)
@@ -533,8 +509,8 @@ class _Context:
                 # No build here for pre-Turing cards at all (Linux aarch64: sm_80 and newer only).
                 sms = sorted(build.arch.sm if build.arch else (), key=lambda s: int(s[3:].rstrip("af")))
                 notes.add("arch-unknown-range", variant=variant.name,
-                          low=sms[0] if sms else t("guide.live.unknown", self.lang),
-                          high=sms[-1] if sms else t("guide.live.unknown", self.lang))
+                          low=sms[0] if sms else t("check.unknown", self.lang),
+                          high=sms[-1] if sms else t("check.unknown", self.lang))
         elif any(arch_support(build.arch_list, cc) == "ptx" for cc in self.ccs):
             notes.add("ptx-only", gpus=self.gpus_text(), variant=variant.name)
         if build.experimental:
@@ -545,8 +521,8 @@ class _Context:
             command=self.pip_cmd(release.version, url), index_url=url, variant=variant.name,
             torch_version=release.version,
             reason=self.text(reason_key, version=release.version, variant=variant.name,
-                             gpus=self.gpus_text(), driver=self.driver or t("guide.live.unknown", self.lang),
-                             floor=variant.compat_floor(self.os) or t("guide.live.unknown", self.lang)),
+                             gpus=self.gpus_text(), driver=self.driver or t("check.unknown", self.lang),
+                             floor=variant.compat_floor(self.os) or t("check.unknown", self.lang)),
             warnings=tuple(notes.texts), uv_command=self.uv_cmd(release.version, variant.name),
             warning_ids=tuple(notes.ids),
         )

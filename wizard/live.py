@@ -7,8 +7,9 @@ assembled once every probe has settled, and the advice never waits forever.
 
 A recorded machine (`--machine FILE`) is split into the same slots, so every panel reads the
 live and the recorded case through one code path. No Textual here: this is plain data.
-`this_machine_probes` is what the wizard runs on this computer (`gpu-wizard check` and the
-headless run call wizard.probe.gather instead, which runs the same probe functions).
+`this_machine_probes` is what runs on this computer: the wizard starts each probe in its own
+thread and fills a Live as they answer; `check`, `torch-command` and the headless run call
+`probe_this_machine`, which runs the same probes at once and waits for all (`settle`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from wizard.probe.gather import HardwareResult, NvidiaResult
     from wizard.probe.model import Benchmark, Gpu, Machine, TorchInfo
+    from wizard.probe.nvml_job import NvmlJob
     from wizard.probe.system import SystemFacts
 
 # The probe modules (psutil, the torch probe, …) are imported only where they are used:
@@ -183,8 +185,12 @@ def _failed_hardware(reason: str) -> HardwareResult:
 
 
 def this_machine_probes(python: str | None = None, report_path: Path | None = None,
-                        benchmark: bool = True, gpu_test: bool = True) -> Probes:
-    """The real probes of this machine, each bounded in time by the probe itself."""
+                        benchmark: bool = True, gpu_test: bool = True, *, with_torch: bool = True,
+                        others_early: bool = False, nvml_job: NvmlJob | None = None) -> Probes:
+    """The real probes of this computer, each bounded in time by the probe itself.
+
+    `others_early`: ask every other Python for its torch at once (no screen to keep smooth);
+    `nvml_job`: the NVML child, already started by a command that wanted it first."""
     def system_probe() -> SystemFacts:
         from wizard.probe.gather import report_dir
         from wizard.probe.system import probe_system
@@ -194,7 +200,7 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
     def nvidia_probe() -> NvidiaResult:
         from wizard.probe.gather import probe_nvidia
 
-        return probe_nvidia()
+        return probe_nvidia(job=nvml_job)
 
     def hardware_probe() -> HardwareResult:
         from wizard.identify import name_hardware
@@ -203,9 +209,10 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
         return name_hardware(probe_hardware())
 
     def torch_probe() -> TorchResult:
-        from wizard.probe.torch import probe_torch
+        from wizard.probe.torch import start_torch_probe
 
-        return probe_torch(python, benchmark=benchmark, discover=True, gpu_test=gpu_test)
+        return start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
+                                 others_early=others_early).result()
 
     def torch_for(picked: str) -> TorchResult:
         from wizard.probe.torch import probe_torch
@@ -214,4 +221,50 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
                            source="picked")
 
     return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,
-                  torch=torch_probe, torch_for=torch_for)
+                  torch=torch_probe if with_torch else None, torch_for=torch_for)
+
+
+def failure(exc: BaseException) -> str:
+    """A probe that raised, in the one line its "unknown" panel and the report's note show."""
+    from wizard.textout import clean_strings
+
+    return clean_strings(f"{type(exc).__name__}: {exc}"[:300])
+
+
+def settle(probes: Probes, lang: str) -> Machine:
+    """Every probe at once, each in its own thread, and the machine once all have answered:
+    what `check`, `torch-command` and the headless run see. The wizard runs the same probes
+    and fills a Live as each answers; a probe that raises is "unknown" in both."""
+    from wizard.background import Background
+    from wizard.probe.runner import kill_running
+    from wizard.textout import clean_strings
+
+    live = Live() if probes.torch is not None else Live(skipped=frozenset({"torch"}))
+    # torch is the slowest (seconds of import): started first. The system facts are read here
+    # meanwhile: psutil loads while the children start, not before them.
+    threads = {name: Background(probe, name=f"probe-{name}")
+               for name, probe in (("torch", probes.torch), ("nvidia", probes.nvidia),
+                                   ("hardware", probes.hardware)) if probe is not None}
+    try:
+        for name in PROBES:
+            try:
+                result = threads[name].result() if name in threads else \
+                    probes.system() if name == "system" else None
+            except Exception as exc:
+                live = live.with_failure(name, failure(exc))
+            else:
+                if result is not None:
+                    live = live.with_result(name, clean_strings(result))
+    except BaseException:
+        # Ctrl+C: end the children now, or the exit waits out their timeouts.
+        kill_running()
+        raise
+    machine = live.machine(lang)
+    assert machine is not None  # every probe has answered or failed
+    return machine
+
+
+def probe_this_machine(lang: str, **options: Any) -> Machine:
+    """This computer, every probe at once (this_machine_probes' `options`, then settle)."""
+    options.setdefault("benchmark", False)
+    return settle(this_machine_probes(**options), lang)

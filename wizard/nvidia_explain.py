@@ -77,7 +77,7 @@ def reason_of(machine: Machine) -> str:
 
 def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
             seconds: float | None = None) -> str:
-    unknown = t("guide.live.unknown", lang)
+    unknown = t("check.unknown", lang)
     if info.status == "ok":
         return t("nvml.ok", lang, driver=info.driver_version or unknown, count=gpu_count,
                  cuda=info.cuda_driver_version or unknown)

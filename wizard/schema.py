@@ -47,21 +47,23 @@ CURRENCY_CODE = r"[A-Z]{3}"
 def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
          like: str | None = None, what: str | None = None, low: float | None = None,
          high: float | None = None, max_items: int | None = None, items: dict[str, Any] | None = None,
-         blank: bool = False, key: str | None = None, read: bool = True) -> dict[str, Any]:
+         unique: bool = False, blank: bool = False, key: str | None = None,
+         read: bool = True) -> dict[str, Any]:
     """A field's constraints, for `field(metadata=rule(...))`.
 
     choices: the only values allowed. pattern: a regular expression the whole text matches;
     `like` is an example ("8.6") and `what` a description ("a compute capability like 8.9")
     for the message. low/high: the range of a number (low=0 alone: never negative).
     max_items: how many list entries at most. items: the rule for each entry of a list.
-    blank: content text may be empty. key: the file's key when it is not the field's name.
+    unique: no entry of the list twice. blank: content text may be empty (a pattern then
+    applies to text that is given). key: the file's key when it is not the field's name.
     read: False for a field the reader fills in itself, never read from the file.
     """
     out: dict[str, Any] = {
         # The pattern is compiled on first use (re keeps it): declaring a record costs nothing.
         "choices": choices, "pattern": pattern, "like": like,
         "what": what, "low": low, "high": high, "max_items": max_items, "items": items,
-        "blank": blank, "key": key, "read": read,
+        "unique": unique, "blank": blank, "key": key, "read": read,
     }
     # Only what was given: 0 is a bound (`low=0`), not an absent one.
     return {name: value for name, value in out.items()
@@ -300,6 +302,8 @@ def _list(item: Any, rules: dict[str, Any], raw: Any, profile: Profile, path: tu
             problems.append(profile.item_problem(path, position, reason))
             continue
         out.append(float(entry) if item is float and not profile.keep_numbers else entry)
+    if rules.get("unique") and len(set(out)) != len(out):
+        problems.append(Problem(path, "lists an item twice"))
     return tuple(out)
 
 
@@ -338,7 +342,7 @@ def _scalar(kind: Any, rules: Any, raw: Any, profile: Profile) -> str | None:
         if allowed is not None and raw not in allowed:
             return f"{shown(raw)} is not one of {', '.join(allowed)}"
         pattern = rules.get("pattern")
-        if pattern is not None and not re.fullmatch(pattern, raw):
+        if pattern is not None and (raw or not rules.get("blank")) and not re.fullmatch(pattern, raw):
             what = rules.get("what") if profile is CONTENT or not rules.get("like") else None
             return f"{shown(raw)} is not {what}" if what else f"{shown(raw)} is not like {rules['like']!r}"
         return None

@@ -54,7 +54,19 @@ NO_BREAK = "\u00a0"   # in the strings: the words on either side stay on one lin
 # Chinese (and Japanese and Korean) characters and punctuation: two cells wide, and a line may
 # break between any two of them.
 CJK_RANGES = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
-CJK = re.compile(f"[{CJK_RANGES}]")
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    # Compiled on first use, like _units: the CJK ranges take milliseconds to compile.
+    return re.compile(f"[{CJK_RANGES}]")
+
+
+def is_cjk(char: str) -> bool:
+    """`char` (one character, or the first of a string) is Chinese, Japanese or Korean."""
+    return _cjk().match(char) is not None
+
+
 # Punctuation that never starts a line (it stays with what it closes), and brackets that never
 # end one (they go to the line they open).
 NO_LINE_START = "，。、；：！？）」』》〉】”’%,.;:!?)]"
@@ -278,10 +290,10 @@ def _before_glued(text: str, cut: int) -> int:
     """Move a line break at `cut` back before the words a no-break space joins to what follows."""
     while cut > 0 and text[cut - 1] == NO_BREAK:
         start = cut - 1                       # the no-break space; the word before it goes too
-        if start > 0 and CJK.match(text[start - 1]):
+        if start > 0 and is_cjk(text[start - 1]):
             start -= 1                        # a Chinese word: one character
         else:
-            while start > 0 and not text[start - 1].isspace() and not CJK.match(text[start - 1]):
+            while start > 0 and not text[start - 1].isspace() and not is_cjk(text[start - 1]):
                 start -= 1
         cut = start
     return cut

@@ -15,8 +15,8 @@ from functools import cache
 from typing import Any
 
 from wizard.content import ContentError, content_dir, read_toml
-from wizard.knowledge import KnowledgeError
-from wizard.probe.model import Gpu
+from wizard.knowledge.errors import KnowledgeError
+from wizard.probe.model import Gpu, Machine
 
 AMD_FILE = "amd_gpus.toml"
 INTEL_FILE = "intel_gpus.toml"
@@ -219,3 +219,30 @@ def intel_xpu_capable(gpu: Gpu) -> bool:
     if family is not None:
         return family.xpu
     return gpu.vendor == "intel" and bool(_ARC_NAME.search(gpu.name or ""))
+
+
+# An HSA_OVERRIDE_GFX_VERSION value → the target whose kernels ROCm then loads.
+OVERRIDE_TARGET = {"10.3.0": "gfx1030", "11.0.0": "gfx1100"}
+
+
+def rocm_targets() -> set[str]:
+    """Every gfx target some PyTorch ROCm build in the matrix has kernels for (none when the
+    matrix is damaged: the CLI names the file)."""
+    # The matrix loads only for a machine with an AMD GPU: `check` elsewhere never reads it.
+    from wizard.torch_matrix import load_matrix
+
+    try:
+        return {gfx for v in load_matrix().variants.values() if v.kind == "rocm" for gfx in v.gfx}
+    except ContentError:
+        return set()
+
+
+def rocm_gpus(machine: Machine) -> list[Gpu]:
+    """The AMD GPUs a ROCm build should serve: the discrete cards, else an APU that ROCm
+    supports (Strix Halo), never an APU beside a card (that iGPU would only get in the way)."""
+    amd = [g for g in machine.gpus if g.vendor == "amd"]
+    cards = [g for g in amd if not amd_is_apu(g)]
+    if cards or not amd:
+        return cards
+    supported = rocm_targets()
+    return [g for g in amd if amd_gfx(g) in supported]

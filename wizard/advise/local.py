@@ -85,7 +85,7 @@ def _short_name(name: str) -> str:
 
 def current_gpu_verdict(local: LocalGpu, machine: Machine, goal: Goal, errors: list[Finding],
                          draft: Draft, values: dict[str, Any], has_command: bool) -> tuple[str, str]:
-    unknown = t("guide.live.unknown", draft.lang)
+    unknown = t("check.unknown", draft.lang)
     values.update(gpu=local.name, vram=number_text(local.shown_gb) if local.shown_gb else unknown)
     if local.vram_gb is not None:
         draft.add("local-gpu", gpu=local.name, vram=number_text(local.shown_gb))

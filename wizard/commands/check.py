@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 import sys
-from dataclasses import asdict
 
 HELP = "diagnose this machine once: facts, findings and fixes (exit 1 if a problem was found)"
 
@@ -24,6 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    nvml_job = None
+    if not args.machine:
+        # The NVML child first, before anything else loads: it runs while the rest of the probes
+        # and the diagnosis load.
+        from wizard.probe.nvml_job import NvmlJob
+
+        nvml_job = NvmlJob()
+    from dataclasses import asdict
+
     from wizard.i18n import language_from_env
 
     lang = args.lang or language_from_env()
@@ -37,14 +43,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"gpu-wizard: {exc}", file=sys.stderr)
             return 2
     else:
-        # The NVML child first: it runs while the rest of the probes and the diagnosis load.
-        from wizard.probe.nvml_job import NvmlJob
+        from wizard.live import probe_this_machine
 
-        nvml_job = NvmlJob()
-        from wizard.identify import gather
-
-        machine = gather(lang, python=args.python, with_torch=not args.no_torch, benchmark=args.benchmark,
-                         gpu_test=not args.no_gpu_test, nvml_job=nvml_job)
+        machine = probe_this_machine(lang, python=args.python, with_torch=not args.no_torch,
+                                     benchmark=args.benchmark, gpu_test=not args.no_gpu_test,
+                                     others_early=True, nvml_job=nvml_job)
     from wizard.evaluate import evaluate
     from wizard.findings import Finding, worst
     from wizard.probe.model import machine_from_dict, to_dict
@@ -61,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         machine = machine_from_dict(redacted["machine"])
         findings = [Finding(**f) for f in redacted["findings"]]
     if args.json:
+        import json
+
         payload = clean_strings({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -74,6 +79,8 @@ _NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "
 
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
+    import shutil
+
     from wizard import nvidia_explain
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
     from wizard.i18n import has, t

@@ -93,13 +93,13 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
         except MachineFileError as exc:
             _err(f"gpu-wizard: {exc}")
             return None
-    from wizard.identify import gather
+    from wizard.live import probe_this_machine
     from wizard.probe.torch import DEFAULT_TIMEOUT
 
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
-    return gather(lang, python=getattr(args, "python", None), report_path=out.parent,
-                  gpu_test=not getattr(args, "no_gpu_test", False))
+    return probe_this_machine(lang, python=getattr(args, "python", None), report_path=out.parent,
+                              gpu_test=not getattr(args, "no_gpu_test", False), others_early=True)
 
 
 def _out(text: str) -> None:

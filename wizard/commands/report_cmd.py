@@ -84,7 +84,8 @@ MAX_PROBLEMS_SHOWN = 40
 
 def _summarize(args: argparse.Namespace) -> int:
     from wizard.i18n import t
-    from wizard.report import ReportError, load_report, read_toml, summarize, unusable_row
+    from wizard.report.batch import load_all
+    from wizard.report.roster import place
     from wizard.report.roster_csv import render_csv, wants_bom
     from wizard.report.roster_table import render_table
 
@@ -93,24 +94,15 @@ def _summarize(args: argparse.Namespace) -> int:
     rows: list[dict[str, str]] = []
     seen: dict[str, str] = {}   # the reports so far: a file sent twice is one student
     failed = False
-    for name in args.files:
-        try:
-            rows += summarize([(name, load_report(name, knowledge))], seen)
-        except ReportError as exc:
+    for loaded in load_all(args.files, knowledge, lang):
+        if loaded.skipped:
             # The student stays on the roster (and in the CSV a TA opens), marked; why goes
             # to stderr.
             failed = True
-            problems = getattr(exc, "problems", None)
-            reason = (t("roster.invalid", lang, count=len(problems)) if problems
-                      else exc.detail(lang))
-            _err(t("report.summarize.skipped", lang, path=name, reason=reason))
-            data = None
-            if problems:
-                try:
-                    data = read_toml(name)
-                except ReportError:
-                    pass
-            rows.append(unusable_row(name, "invalid" if problems else "unreadable", data))
+            _err(t("report.summarize.skipped", lang, path=loaded.name, reason=loaded.skipped))
+            rows.append(loaded.row)
+        else:
+            rows.append(place(loaded.row, loaded.identity, seen))
     if args.csv:
         _out(render_csv(rows, bom=wants_bom(sys.stdout)))
     else:
@@ -125,9 +117,13 @@ def _knowledge(answers_only: bool = False) -> Any:
     """The content data, or None when it is broken: reading reports must still work then.
     `answers_only`: just the goals and currencies that checking [answers] needs."""
     try:
-        from wizard.knowledge import load_answer_rules, load_knowledge
+        if answers_only:
+            from wizard.knowledge.goals import load_answer_rules
 
-        return load_answer_rules() if answers_only else load_knowledge()
+            return load_answer_rules()
+        from wizard.knowledge import load_knowledge
+
+        return load_knowledge()
     except Exception:  # a damaged install must not stop a TA from reading a report
         return None
 

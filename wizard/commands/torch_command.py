@@ -155,8 +155,8 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
     an environment of the user's runs."""
     from dataclasses import replace
 
-    from wizard.identify import gather
     from wizard.install import machine_facts, pip_for
+    from wizard.live import probe_this_machine
     from wizard.probe.discover import discover
     from wizard.probe.model import TorchInfo
     from wizard.probe.torch import static_torch_facts
@@ -164,7 +164,7 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
     found = discover(python)
     chosen = found.install_target() if for_install else found.chosen
     python_facts = static_torch_facts(chosen.path)
-    machine = gather(lang, python=python, with_torch=False)
+    machine = probe_this_machine(lang, python=python, with_torch=False)
     facts = machine_facts(machine)
     if python_facts.companions:
         facts["companions"] = python_facts.companions

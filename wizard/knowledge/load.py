@@ -1,7 +1,7 @@
 """Reading content/*.toml into `Knowledge`, checking every entry on the way.
 
-Each entry is read against its record's declaration (wizard.knowledge.records, wizard.market)
-by wizard.schema; what one field cannot say alone is checked here: fields that depend on each
+Each entry is read against its record's declaration (wizard.knowledge.records, .goals,
+wizard.market) by wizard.knowledge.entries; what one field cannot say alone is checked here: fields that depend on each
 other, names used twice, references to another entry or file. The first problem raises
 `KnowledgeError` naming the file, the entry (`gpu[12] "GeForce RTX 4060"`), the field and the
 reason.
@@ -10,37 +10,24 @@ reason.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from wizard.content import ContentError, content_dir, read_toml
+from wizard.content import content_dir
+from wizard.knowledge.entries import check_unverified, entry_label, read_entry, read_file, records_of, unique_entries
+from wizard.knowledge.errors import KnowledgeError
+from wizard.knowledge.goals import CURRENCY_FILE, GOALS_FILE, load_currency, load_goals
 from wizard.knowledge.lookup import model_words
-from wizard.knowledge.records import AnswerRules, CatalogGpu, Currency, CurrencyRate, Goal, Knowledge, Platform
+from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform
 from wizard.market import MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc
-from wizard.schema import CONTENT, Problem, RecordError, key_path, read_record, rule, type_name
+from wizard.schema import rule, type_name
 
 GPU_FILE = "gpus.toml"
-GOALS_FILE = "goals.toml"
 PLATFORMS_FILE = "platforms.toml"
-CURRENCY_FILE = "currency.toml"
-
-
-class KnowledgeError(ContentError):
-    """A content data file is missing, unreadable or has a bad entry.
-
-    `str(error)` is the full sentence; the parts are kept for tests and for tools that list
-    problems.
-    """
-
-    def __init__(self, file: str, entry: str, field_name: str, reason: str) -> None:
-        super().__init__(file, reason)
-        self.entry = entry
-        self.field = field_name
-        where = ", ".join(part for part in (file, entry, f"field {field_name!r}" if field_name else "") if part)
-        self.args = (f"{where}: {reason}",)
+__all__ = ["CURRENCY_FILE", "GOALS_FILE", "GPU_FILE", "PLATFORMS_FILE", "load_knowledge"]
 
 
 def load_knowledge(folder: Path | None = None) -> Knowledge:
@@ -59,23 +46,11 @@ def _default_knowledge() -> Knowledge:
     return _load(content_dir())
 
 
-@cache
-def load_answer_rules() -> AnswerRules:
-    """The installed goals and currencies alone, checked as load_knowledge checks them; the
-    whole knowledge when it is loaded already."""
-    if _default_knowledge.cache_info().currsize:
-        knowledge = _default_knowledge()
-        return AnswerRules(goals=knowledge.goals, currencies=knowledge.currencies)
-    folder = content_dir()
-    currencies, _rates = _load_currency(folder)
-    return AnswerRules(goals=tuple(_load_goals(folder)), currencies=currencies)
-
-
 def _load(folder: Path) -> Knowledge:
     gpus = tuple(_load_gpus(folder))
-    goals = tuple(_load_goals(folder))
+    goals = tuple(load_goals(folder))
     platforms = tuple(_load_platforms(folder))
-    currencies, rates = _load_currency(folder)
+    currencies, rates = load_currency(folder)
     market = _load_market(folder, gpus, currencies)
     return Knowledge(gpus=gpus, goals=goals, platforms=platforms, currencies=currencies,
                      rates=rates, market=market, folder=folder)
@@ -83,67 +58,6 @@ def _load(folder: Path) -> Knowledge:
 
 # ---------------------------------------------------------------------------------------------
 # Reading entries
-
-
-def _read(folder: Path, name: str) -> dict[str, Any]:
-    try:
-        return read_toml(folder / name, name)
-    except ContentError as exc:
-        raise KnowledgeError(name, "", "", exc.reason) from None
-
-
-def _records(file: str, data: dict[str, Any], table: str) -> list[Any]:
-    records = data.get(table)
-    if not isinstance(records, list) or not records:
-        raise KnowledgeError(file, "", table, f"needs at least one [[{table}]] entry")
-    return records
-
-
-def _unique(cls: type, file: str, data: dict[str, Any], table: str, key: str,
-            twice: str) -> Iterator[tuple[str, Any, Any]]:
-    """(label, raw table, record) for each [[table]] entry read as `cls`; a `key` that an earlier
-    entry has already is an error (`twice` says so)."""
-    seen: set[Any] = set()
-    for position, entry in enumerate(_records(file, data, table)):
-        label = _entry_label(table, position, entry, key)
-        record = _entry(cls, file, label, entry)
-        if getattr(record, key) in seen:
-            raise KnowledgeError(file, label, key, twice)
-        seen.add(getattr(record, key))
-        yield label, entry, record
-
-
-def _entry_label(kind: str, position: int, entry: Any, key: str) -> str:
-    value = entry.get(key) if isinstance(entry, dict) else None
-    return f'{kind}[{position}] "{value}"' if isinstance(value, str) else f"{kind}[{position}]"
-
-
-def _entry(cls: type, file: str, label: str, entry: Any, **given: Any) -> Any:
-    """One entry read as `cls`; its first problem raised as a KnowledgeError."""
-    try:
-        return read_record(cls, entry, CONTENT, **given)
-    except RecordError as exc:
-        raise _error(file, label, exc.problems[0]) from None
-
-
-def _error(file: str, label: str, problem: Problem) -> KnowledgeError:
-    """A problem inside an entry, named the way a person looks for it in the file: a table
-    inside the entry joins the entry (`platform[3] "autodl" offer[0]`), the last key is the field."""
-    *inside, last = problem.path or ("",)
-    if isinstance(last, int):
-        inside, last = [*inside, last], ""
-    entry = " ".join(part for part in (label, key_path(tuple(inside))) if part)
-    return KnowledgeError(file, entry, last, problem.reason)
-
-
-def _unverified(file: str, label: str, entry: dict[str, Any], what: str, fields: Iterable[str] = ()) -> None:
-    """Each name in `unverified` must be a field that has a value in this entry."""
-    known = set(fields)
-    for name in entry.get("unverified", ()):
-        if known and name not in known:
-            raise KnowledgeError(file, label, "unverified", f"{name!r} is not a field")
-        if name not in entry:
-            raise KnowledgeError(file, label, "unverified", f"{name!r} is {what}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,12 +70,12 @@ _GPU_FIELDS = frozenset(f.name for f in dataclasses.fields(CatalogGpu) if f.meta
 
 def _load_gpus(folder: Path) -> list[CatalogGpu]:
     file = GPU_FILE
-    data = _read(folder, file)
+    data = read_file(folder, file)
     gpus: list[CatalogGpu] = []
     seen: dict[frozenset[str], str] = {}
-    for position, entry in enumerate(_records(file, data, "gpu")):
-        label = _entry_label("gpu", position, entry, "name")
-        gpu = _entry(CatalogGpu, file, label, entry, index=position)
+    for position, entry in enumerate(records_of(file, data, "gpu")):
+        label = entry_label("gpu", position, entry, "name")
+        gpu = read_entry(CatalogGpu, file, label, entry, index=position)
         _check_gpu(file, label, entry)
         for text in (gpu.name, *gpu.aliases):
             key = model_words(text)
@@ -206,66 +120,27 @@ def _check_gpu(file: str, label: str, values: dict[str, Any]) -> None:
         raise bad("launch_price_cny_source", "is missing: say where the mainland launch price comes from")
     if "desktop_equivalent" in values and values["segment"] != "laptop":
         raise bad("desktop_equivalent", "only laptop entries name a desktop equivalent")
-    _unverified(file, label, values, "marked unverified but has no value", _GPU_FIELDS)
-
-
-def _load_goals(folder: Path) -> list[Goal]:
-    file = GOALS_FILE
-    data = _read(folder, file)
-    goals: list[Goal] = []
-    for label, entry, goal in _unique(Goal, file, data, "goal", "id", "is used by an earlier goal"):
-        if goal.comfortable_vram_gb < goal.min_vram_gb:
-            raise KnowledgeError(file, label, "comfortable_vram_gb", "is below min_vram_gb")
-        if len(goal.examples_en) != len(goal.examples_zh):
-            raise KnowledgeError(file, label, "examples_zh", "must have as many examples as examples_en")
-        if ("multi_gpu_note_en" in entry) != ("multi_gpu_note_zh" in entry):
-            raise KnowledgeError(file, label, "multi_gpu_note_zh", "the note must exist in both languages")
-        _unverified(file, label, entry, "not a field of this goal")
-        goals.append(goal)
-    return goals
+    check_unverified(file, label, values, "marked unverified but has no value", _GPU_FIELDS)
 
 
 def _load_platforms(folder: Path) -> list[Platform]:
     file = PLATFORMS_FILE
-    data = _read(folder, file)
+    data = read_file(folder, file)
     platforms: list[Platform] = []
-    for label, entry, platform in _unique(Platform, file, data, "platform", "id", "is used by an earlier platform"):
+    for label, entry, platform in unique_entries(Platform, file, data, "platform", "id",
+                                                 "is used by an earlier platform"):
         if platform.kind != "paid" and platform.free_vram_gb is None:
             raise KnowledgeError(file, label, "free_vram_gb",
                                  "is missing: a free platform must say how much GPU memory it gives")
         if platform.kind == "paid" and platform.rent_vram_gb is None:
             raise KnowledgeError(file, label, "rent_vram_gb",
                                  "is missing: a paid platform must say the largest GPU it rents")
-        _unverified(file, label, entry, "not a field of this platform")
+        check_unverified(file, label, entry, "not a field of this platform")
         for number, offer in enumerate(platform.offers):
             if offer.price_high < offer.price_low:
                 raise KnowledgeError(file, f"{label} offer[{number}]", "price_high", "is below price_low")
         platforms.append(platform)
     return platforms
-
-
-def _load_currency(folder: Path) -> tuple[tuple[Currency, ...], tuple[CurrencyRate, ...]]:
-    file = CURRENCY_FILE
-    data = _read(folder, file)
-    currencies = [currency for _, _, currency in _unique(Currency, file, data, "currency", "code", "is listed twice")]
-    codes = {currency.code for currency in currencies}
-    rates: list[CurrencyRate] = []
-    for position, entry in enumerate(_records(file, data, "rate")):
-        label = f"rate[{position}]"
-        rate = _entry(CurrencyRate, file, label, entry)
-        for key in ("base", "quote"):
-            if getattr(rate, key) not in codes:
-                raise KnowledgeError(file, label, key, f"{getattr(rate, key)} is not a listed [[currency]]")
-        if rate.base == rate.quote:
-            raise KnowledgeError(file, label, "quote", "is the same currency as base")
-        rates.append(rate)
-    # Every pair must be convertible, or a budget in one currency could not be compared with
-    # a price in another.
-    for first in sorted(codes):
-        for second in sorted(codes):
-            if first < second and not any({r.base, r.quote} == {first, second} for r in rates):
-                raise KnowledgeError(file, "", "rate", f"no [[rate]] between {first} and {second}")
-    return tuple(currencies), tuple(rates)
 
 
 @dataclass(frozen=True)
@@ -278,16 +153,16 @@ class _MarketHead:
 
 def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[Currency]) -> MarketData:
     file = MARKET_FILE
-    data = _read(folder, file)
+    data = read_file(folder, file)
     if data.get("schema") != MARKET_SCHEMA:
         raise KnowledgeError(file, "", "schema", f"must be {MARKET_SCHEMA!r}")
     head_fields = {f.name for f in dataclasses.fields(_MarketHead)}
-    head = _entry(_MarketHead, file, "", {k: v for k, v in data.items() if k in head_fields})
+    head = read_entry(_MarketHead, file, "", {k: v for k, v in data.items() if k in head_fields})
     codes = {c.code for c in currencies}
     markets: list[Market] = []
-    for position, entry in enumerate(_records(file, data, "market")):
-        label = _entry_label("market", position, entry, "id")
-        market = _entry(Market, file, label, entry)
+    for position, entry in enumerate(records_of(file, data, "market")):
+        label = entry_label("market", position, entry, "id")
+        market = read_entry(Market, file, label, entry)
         if market.currency not in codes:
             raise KnowledgeError(file, label, "currency", f"{market.currency} is not in {CURRENCY_FILE}")
         if any(m.id == market.id or m.currency == market.currency for m in markets):
@@ -312,8 +187,8 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
         if not isinstance(raw, list):
             raise KnowledgeError(file, "", table, f"must be [[{table}]] tables, not {type_name(raw)}")
         for position, entry in enumerate(raw):
-            label = _entry_label(table, position, entry, "gpu")
-            item = _entry(cls, file, label, entry)
+            label = entry_label(table, position, entry, "gpu")
+            item = read_entry(cls, file, label, entry)
             if item.market not in ids:
                 raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
             if item.currency != currency_of[item.market]:

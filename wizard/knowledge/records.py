@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wizard.knowledge.entries import DATE, currency_rule, id_rule
+from wizard.knowledge.goals import Currency, CurrencyRate, Goal, GoalsAndCurrencies
 from wizard.market import MarketData, MarketPrice, RestOfPc, round_converted
-from wizard.schema import CURRENCY_CODE, KEBAB_ID, rule
+from wizard.schema import KEBAB_ID, rule
 
 SEGMENTS = ("desktop", "laptop", "workstation", "datacenter")
 VENDORS = ("nvidia", "amd", "intel", "apple")
@@ -23,19 +25,10 @@ PLATFORM_REGIONS = ("cn", "global")
 LANGS = ("en", "zh")
 
 # The rules fields share.
-_DATE = rule(pattern=r"\d{4}(-\d{2}(-\d{2})?)?", what="a date like 2026, 2026-05 or 2026-05-04")
 _PCI_HEX = r"0x[0-9a-f]{4}"
 _GPU_WATTS = rule(low=5, high=2_000)
 _TFLOPS = rule(low=1, high=10_000)
 _VRAM = rule(low=1, high=1024)          # a platform's GPU
-
-
-def _currency(example: str) -> dict[str, Any]:
-    return rule(pattern=CURRENCY_CODE, what=f"a three-letter currency code like {example}")
-
-
-def _id(example: str) -> dict[str, Any]:
-    return rule(pattern=KEBAB_ID, what=f"a kebab-case id like {example}")
 
 
 @dataclass(frozen=True)
@@ -85,7 +78,7 @@ class CatalogGpu:
     launch_price_usd: int | None = field(default=None, metadata=rule(low=1, high=100_000))
     launch_price_cny: int | None = field(default=None, metadata=rule(low=1, high=1_000_000))
     launch_price_cny_source: str | None = None
-    launch_date: str | None = field(default=None, metadata=_DATE)
+    launch_date: str | None = field(default=None, metadata=DATE)
     # Where it is sold new: "us", "cn".
     markets: tuple[str, ...] = field(
         default=(), metadata=rule(items=rule(pattern=KEBAB_ID, what="a market id like us or cn")))
@@ -128,31 +121,6 @@ class CatalogGpu:
 
 
 @dataclass(frozen=True)
-class Goal:
-    """One [[goal]] of goals.toml."""
-
-    id: str = field(metadata=_id("llm-inference"))
-    label_en: str
-    label_zh: str
-    min_vram_gb: float = field(metadata=rule(low=0, high=4096))
-    comfortable_vram_gb: float = field(metadata=rule(low=0, high=4096))
-    min_ram_gb: float = field(metadata=rule(low=1, high=4096))
-    examples_en: tuple[str, ...]
-    examples_zh: tuple[str, ...]
-    basis: str
-    source: str
-    multi_gpu_note_en: str = ""
-    multi_gpu_note_zh: str = ""
-    unverified: tuple[str, ...] = ()
-
-    def label(self, lang: str) -> str:
-        return self.label_zh if lang == "zh" else self.label_en
-
-    def examples(self, lang: str) -> tuple[str, ...]:
-        return self.examples_zh if lang == "zh" else self.examples_en
-
-
-@dataclass(frozen=True)
 class PlatformOffer:
     """A sourced rental price: `gpu` for price_low..price_high `currency` per hour, as of `date`."""
 
@@ -160,8 +128,8 @@ class PlatformOffer:
     vram_gb: float = field(metadata=_VRAM)
     price_low: float = field(metadata=rule(low=0, high=10_000))
     price_high: float = field(metadata=rule(low=0, high=10_000))
-    currency: str = field(metadata=_currency("CNY"))
-    date: str = field(metadata=_DATE)
+    currency: str = field(metadata=currency_rule("CNY"))
+    date: str = field(metadata=DATE)
     unverified: bool = False
 
 
@@ -169,7 +137,7 @@ class PlatformOffer:
 class Platform:
     """One [[platform]] of platforms.toml, with its [[platform.offer]] entries."""
 
-    id: str = field(metadata=_id("kaggle"))
+    id: str = field(metadata=id_rule("kaggle"))
     name: str
     provider: str
     url: str = field(metadata=rule(pattern=r"https?://\S+", what="an http(s) address"))
@@ -216,66 +184,6 @@ class Platform:
     def summary(self, lang: str) -> str:
         return self.summary_zh if lang == "zh" else self.summary_en
 
-
-@dataclass(frozen=True)
-class CurrencyRate:
-    """One [[rate]] of currency.toml."""
-
-    base: str = field(metadata=_currency("USD"))    # 1 unit of base ...
-    quote: str = field(metadata=_currency("CNY"))   # ... is `rate` units of quote
-    rate: float = field(metadata=rule(low=1e-6, high=1e6))
-    date: str = field(metadata=_DATE)
-    source: str
-    unverified: bool = False
-
-
-@dataclass(frozen=True)
-class Currency:
-    """One [[currency]] of currency.toml."""
-
-    code: str = field(metadata=_currency("CNY"))
-    symbol: str
-    name_en: str
-    name_zh: str
-    # Anything larger is treated as a typo in the budget step.
-    max_budget: float = field(metadata=rule(low=1, high=1e12))
-
-
-
-class GoalsAndCurrencies:
-    """The goals and the currencies, looked up by id: what checking an [answers] table needs."""
-
-    goals: tuple[Goal, ...]
-    currencies: tuple[Currency, ...]
-
-    def goal(self, goal_id: str) -> Goal:
-        for item in self.goals:
-            if item.id == goal_id:
-                return item
-        raise KeyError(f"unknown goal {goal_id!r}; known: {', '.join(self.goal_ids)}")
-
-    @property
-    def goal_ids(self) -> tuple[str, ...]:
-        return tuple(item.id for item in self.goals)
-
-    @property
-    def currency_codes(self) -> tuple[str, ...]:
-        return tuple(item.code for item in self.currencies)
-
-    def currency(self, code: str) -> Currency:
-        for item in self.currencies:
-            if item.code == code:
-                return item
-        raise KeyError(f"unknown currency {code!r}; known: {', '.join(self.currency_codes)}")
-
-
-@dataclass(frozen=True)
-class AnswerRules(GoalsAndCurrencies):
-    """Only goals.toml and currency.toml: a roster of 200 reports checks their answers without
-    parsing the GPU catalog (wizard.knowledge.load_answer_rules)."""
-
-    goals: tuple[Goal, ...]
-    currencies: tuple[Currency, ...]
 
 @dataclass(frozen=True)
 class Knowledge(GoalsAndCurrencies):

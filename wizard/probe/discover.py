@@ -24,11 +24,11 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from wizard.background import Background
 from wizard.probe.runner import run_bounded
 
 QUERY_TIMEOUT = 5.0        # one interpreter's answer (sys.path, version)
@@ -302,21 +302,6 @@ def check_python_arg(path: str, timeout: float = QUERY_TIMEOUT) -> str:
 
 # ------------------------------------------------------------------------- discovery ---
 
-def _background(call: Callable, *args) -> Future:
-    """`call(*args)` in a daemon thread: a slow conda listing never delays gpu-wizard's exit
-    (a pool's threads are joined at exit; their children are killed by the runner's atexit)."""
-    future: Future = Future()
-
-    def run() -> None:
-        try:
-            future.set_result(call(*args))
-        except BaseException as exc:  # delivered to whoever waits on the future
-            future.set_exception(exc)
-
-    threading.Thread(target=run, daemon=True, name="discover").start()
-    return future
-
-
 class _Finder:
     """The candidates, each asked (in its own bounded child) only once somebody needs it."""
 
@@ -324,7 +309,7 @@ class _Finder:
                  which: Callable[[str], str | None], timeout: float,
                  listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None):
         self.timeout = timeout
-        self.answers: dict[str, Future] = {}
+        self.answers: dict[str, Background] = {}
         self.order: list[Candidate] = []
         self.lock = threading.Lock()
         self.fixed = fixed_candidates(env, cwd, home, which)
@@ -332,15 +317,15 @@ class _Finder:
             listings = (("conda-env", lambda: conda_envs(which, env=env)),
                         ("py-launcher", lambda: py_launcher(which)))
         self._listing_calls = list(listings)
-        self._listings: list[tuple[str, Future]] | None = None
+        self._listings: list[tuple[str, Background]] | None = None
         self.own: Candidate | None = None
 
     @property
-    def listings(self) -> list[tuple[str, Future]]:
+    def listings(self) -> list[tuple[str, Background]]:
         """The slow listings (conda, py), started on first use."""
         with self.lock:
             if self._listings is None:
-                self._listings = [(source, _background(call)) for source, call in self._listing_calls]
+                self._listings = [(source, Background(call, name="discover")) for source, call in self._listing_calls]
             return self._listings
 
     def add(self, candidate: Candidate, ask_now: bool = True) -> Candidate | None:
@@ -348,29 +333,29 @@ class _Finder:
         with self.lock:
             if any(_norm(c.path) == key for c in self.order):
                 if ask_now and key not in self.answers:
-                    self.answers[key] = _background(ask, candidate, self.timeout)
+                    self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
                 return None
             self.order.append(candidate)
             if ask_now:
-                self.answers[key] = _background(ask, candidate, self.timeout)
+                self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
         return candidate
 
     def ask(self, candidate: Candidate) -> None:
         key = _norm(candidate.path)
         with self.lock:
             if key not in self.answers:
-                self.answers[key] = _background(ask, candidate, self.timeout)
+                self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
 
     def ask_rest(self) -> None:
         """Every candidate not asked yet, the listed ones and gpu-wizard's own included."""
         for candidate in list(self.order):
             self.ask(candidate)
         for source, future in self.listings:
-            _background(self.listed, source, future)
+            Background(self.listed, source, future, name="discover")
         if self.own is not None:
             self.add(self.own)
 
-    def listed(self, source: str, future: Future) -> list[Candidate]:
+    def listed(self, source: str, future: Background) -> list[Candidate]:
         try:
             paths = future.result(timeout=LISTING_TIMEOUT + 1.0)
         except Exception:

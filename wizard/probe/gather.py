@@ -1,9 +1,9 @@
-"""Run every probe at once, each bounded in time, and assemble one `Machine` of facts (named
-and worded afterwards by wizard.identify).
+"""The hardware probes, each bounded in time, and `assemble`: their facts as one `Machine`
+(named and worded afterwards by wizard.identify).
 
-The slow probes are child processes (NVML, torch) or OS tools (PowerShell, system_profiler);
-they start first and run side by side, while the fast in-process facts (sysfs, psutil) are
-read meanwhile. The UI calls the same `probe_*` functions one by one from its workers.
+NVML answers from a child process (wizard.probe.nvml_job); the other GPUs and the chassis come
+from the OS (sysfs, PowerShell, system_profiler). wizard.live runs these with the system and
+torch probes, all at once, for the wizard and the commands alike.
 """
 
 from __future__ import annotations
@@ -11,15 +11,14 @@ from __future__ import annotations
 import os
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wizard.background import Background
 from wizard.probe import nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob, run_nvml_child
-from wizard.probe.runner import kill_running
 from wizard.textout import clean_strings
 
 if TYPE_CHECKING:
@@ -78,11 +77,9 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
             from wizard.probe.windows import probe_chassis, probe_gpus
         else:
             from wizard.probe.macos import probe_chassis, probe_gpus
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            gpus_future = pool.submit(probe_gpus, timeout)
-            chassis_future = pool.submit(probe_chassis, timeout)
-            gpus, gpu_note = gpus_future.result()
-            kind, evidence, chassis_note = chassis_future.result()
+        gpus_job = Background(probe_gpus, timeout)
+        kind, evidence, chassis_note = probe_chassis(timeout)
+        gpus, gpu_note = gpus_job.result()
         return HardwareResult(gpus, kind, evidence, (gpu_note, chassis_note))
 
     from wizard.probe import chassis, nvidia_files, pci
@@ -176,46 +173,3 @@ def assemble(
         benchmark=benchmark,
         probes=(nvidia.note, *hardware.notes, *extra_notes),
     ))
-
-
-def gather(
-    *,
-    python: str | None = None,
-    with_torch: bool = True,
-    benchmark: bool = False,
-    gpu_test: bool = True,
-    report_path: Path | None = None,
-    nvml_timeout: float = NVML_TIMEOUT,
-    nvml_job: NvmlJob | None = None,
-) -> Machine:
-    """Every probe at once. `nvml_job`: the NVML child, if the caller started it already."""
-    from wizard.probe.torch import start_torch_probe
-
-    # torch is the slowest probe (seconds of import): start it first, join it last. The
-    # interpreter is `python`, else the one discovery finds (wizard.probe.discover).
-    torch_job = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
-                                  others_early=True) if with_torch else None
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        try:
-            nvidia_future = pool.submit(probe_nvidia, nvml_timeout, None, nvml_job)
-            hardware_future = pool.submit(probe_hardware)
-            # psutil loads while the NVML child starts, not before it
-            from wizard.probe.system import probe_system
-
-            facts = probe_system(report_dir(report_path))
-            hardware = hardware_future.result()
-            nvidia = nvidia_future.result()
-        except BaseException:
-            # Ctrl+C: end the children now, or leaving this block waits out their timeouts.
-            kill_running()
-            raise
-    torch_info, bench = None, None
-    torch_notes: tuple[ProbeNote, ...] = ()
-    if torch_job is not None:
-        try:
-            torch_info, bench, torch_note = torch_job.result()
-        except BaseException:
-            kill_running()
-            raise
-        torch_notes = (torch_note,)
-    return assemble(facts, nvidia, hardware, torch_info, bench, torch_notes)

@@ -7,41 +7,38 @@ catalog, instead of after them. Only the subprocess runner is loaded here.
 
 from __future__ import annotations
 
+import os
 import sys
-import threading
 
-from wizard.probe.runner import RunResult, neutral_cwd, python_child_env, run_bounded
+from wizard.background import Background
+from wizard.probe.runner import RunResult, python_child_env, run_bounded
 
 NVML_TIMEOUT = 8.0
 
+# Where this package lies: the child finds it there, after the standard library.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# `-c`, not `-m`: both put the folder the user is in first on the child's path, where a json.py
+# of theirs would replace the standard library, but with `-c` the child can drop that entry
+# before it imports anything. The package's folder goes last, not first (PYTHONPATH would put a
+# whole site-packages ahead of the standard library).
+CHILD_SOURCE = (
+    "import sys\n"
+    "sys.path[:] = [p for p in sys.path if p not in ('', '.')]\n"
+    "sys.path.append(sys.argv[1])\n"
+    "from wizard.probe.nvml import main\n"
+    "sys.exit(main())\n"
+)
+
 
 def run_nvml_child(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> RunResult:
-    """`python -m wizard.probe.nvml`, bounded in time."""
-    return run_bounded(
-        [sys.executable, "-m", "wizard.probe.nvml"], timeout, env=python_child_env(extra_path),
-        cwd=neutral_cwd(),  # `-m` puts the folder it starts in first: not the user's
-    )
+    """wizard.probe.nvml's main() in a child Python, bounded in time."""
+    return run_bounded([sys.executable, "-c", CHILD_SOURCE, PACKAGE_ROOT], timeout,
+                       env=python_child_env(extra_path))
 
 
-class NvmlJob:
+class NvmlJob(Background[RunResult]):
     """run_nvml_child in a thread, started now; `result()` waits for its RunResult."""
 
     def __init__(self, timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None) -> None:
-        self._result: RunResult | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(timeout, extra_path), daemon=True,
-                                        name="nvml-probe")
-        self._thread.start()
-
-    def _run(self, timeout: float, extra_path: list[str] | None) -> None:
-        try:
-            self._result = run_nvml_child(timeout, extra_path)
-        except BaseException as exc:  # handed to whoever waits for the result
-            self._error = exc
-
-    def result(self) -> RunResult:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
+        super().__init__(run_nvml_child, timeout, extra_path, name="nvml-probe")

@@ -16,8 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 _GRACE_SECONDS = 1.0
 # Every answer we read is a few kilobytes; a child that floods its pipes (a loop, a hostile
@@ -32,8 +31,9 @@ _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
-class RunResult:
+# A named tuple, not a dataclass: this module is on the way to the first child process, and
+# `dataclasses` costs several milliseconds to import before the NVML child could start.
+class RunResult(NamedTuple):
     status: str  # "ok" (ran and exited, any code) | "timeout" | "not-found" | "crashed" | "error"
     returncode: int | None = None
     stdout: str = ""
@@ -226,13 +226,14 @@ def _signal_name(number: int) -> str:
 
 
 def python_child_env(extra_path: list[str] | None = None) -> dict[str, str]:
-    """Environment for a Python child that must import this package (and maybe test fakes)."""
+    """The environment a Python child starts in: the user's own, so it sees the modules they
+    would see, plus `extra_path` first (tests' fakes), UTF-8 output and no start-up script."""
     env = dict(os.environ)
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    parts = list(extra_path or []) + [package_root]
-    if env.get("PYTHONPATH"):
-        parts.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(parts)
+    if extra_path:
+        parts = list(extra_path) + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        env["PYTHONPATH"] = os.pathsep.join(parts)
     env["PYTHONIOENCODING"] = "utf-8"
     env.pop("PYTHONSTARTUP", None)
+    # macOS framework builds leak this into children, which then believe they are the venv.
+    env.pop("__PYVENV_LAUNCHER__", None)
     return env

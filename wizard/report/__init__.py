@@ -23,8 +23,9 @@ for the modules that build, redact and save them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from wizard.lazy import lazy_exports
 
 _HOME = {
     "SCHEMA": "schema", "SCHEMA_PREFIX": "schema", "VERDICTS": "schema",
@@ -45,18 +46,7 @@ _HOME = {
 __all__ = sorted(_HOME)
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOME))
-
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__ does this
     from wizard.report.building import build_report

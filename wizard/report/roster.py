@@ -27,17 +27,22 @@ def summarize(reports: Iterable[tuple[str, dict[str, Any]]],
     that one in duplicate_of. Neither is another student: see `counted`. `seen` carries the
     earlier reports over from one call to the next (a roster summarized file by file).
     """
-    rows: list[dict[str, str]] = []
     seen = {} if seen is None else seen
-    for name, report in reports:
-        row = _summary_row(name, report)
-        key = _identity(report)
-        if key is not None and key in seen:
-            row["duplicate_of"] = seen[key]
-        elif key is not None:
-            seen[key] = name
-        rows.append(row)
-    return rows
+    return [place(*row_of(name, report), seen) for name, report in reports]
+
+
+def row_of(name: str, report: dict[str, Any]) -> tuple[dict[str, str], str | None]:
+    """A valid report's roster row, and what it shares with the same file sent twice."""
+    return _summary_row(name, report), _identity(report)
+
+
+def place(row: dict[str, str], identity: str | None, seen: dict[str, str]) -> dict[str, str]:
+    """`row`, marked as a copy of the earlier report in `seen` with the same identity."""
+    if identity is not None and identity in seen:
+        row["duplicate_of"] = seen[identity]
+    elif identity is not None:
+        seen[identity] = row["file"]
+    return row
 
 
 def counted(row: dict[str, str]) -> bool:

@@ -3,17 +3,21 @@ compatibility rules everything else applies to it.
 
 * `rules.py`: does a build's compiled GPU code run on compute capability cc (`arch_support`);
   NVIDIA driver and release version comparison (`driver_at_least`, `version_tuple`);
-* `model.py`: the records (releases, builds, variants, arch sets, sizes) as dataclasses;
+* `model.py`: the records (releases, builds, variants, arch sets, sizes) as dataclasses, each
+  field's type and rule declared once (wizard.schema), as the catalog's records are;
 * `load.py`: reading the file, strictly. A wrong fact here becomes a wrong `pip install` line
-  on a student's machine, so every entry is checked for type, range and cross-references, and
-  every problem raises `KnowledgeError` naming the file, the entry and the field.
+  on a student's machine, so every entry is read against its declaration and checked for
+  cross-references, and every problem raises `KnowledgeError` naming the file, the entry and
+  the field.
 """
 
 from __future__ import annotations
 
-from wizard.torch_matrix.load import DEFAULT_PLATFORMS, FILE, PLATFORMS, SCHEMA, VARIANT_KINDS, load_matrix
+from wizard.torch_matrix.load import DEFAULT_PLATFORMS, FILE, SCHEMA, load_matrix
 from wizard.torch_matrix.model import (
     INDEX_BASE,
+    PLATFORMS,
+    VARIANT_KINDS,
     ArchSet,
     Build,
     LegacyCuda,

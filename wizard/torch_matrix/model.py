@@ -1,30 +1,60 @@
-"""The matrix's records as read from content/torch_matrix.toml (wizard.torch_matrix.load checks
-them): sources, GPU arch sets, variants (cu128, rocm7.2, xpu, cpu), releases and their builds,
-install sizes, and the old CUDA versions with exact driver floors."""
+"""The matrix's records as content/torch_matrix.toml holds them: sources, GPU arch sets, variants
+(cu128, rocm7.2, xpu, cpu), releases and their builds, install sizes, and the old CUDA versions
+with exact driver floors. Each field's type and rule is declared here once (wizard.schema);
+wizard.torch_matrix.load reads every entry against it and checks what no single field can say
+(names that refer to other entries, the order of releases, what each kind of variant needs)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from wizard.schema import rule
 from wizard.torch_matrix.rules import driver_tuple, version_tuple
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64")
+VARIANT_KINDS = ("cuda", "rocm", "xpu", "cpu")
+
+_VERSION = r"\d+\.\d+\.\d+"
+_PYTHON = r"3\.\d{1,2}"
+_DRIVER = r"\d{3}(\.\d{1,3}){0,2}"
+_MACOS = r"\d{2}\.\d"
+_SOURCES = rule(unique=True)    # ids of [sources]: the loader checks each is defined
+
+
+def _version(example: str) -> dict[str, Any]:
+    return rule(pattern=_VERSION, what=f"a version like {example}")
+
+
+def _python(example: str) -> dict[str, Any]:
+    return rule(pattern=_PYTHON, what=f"a Python version like {example}")
+
+
+def _date(example: str) -> dict[str, Any]:
+    return rule(pattern=r"\d{4}-\d{2}(-\d{2})?", what=f"a date like {example}")
+
+
+def _driver(example: str, blank: bool = False) -> dict[str, Any]:
+    return rule(pattern=_DRIVER, what=f"a driver version like {example}", blank=blank)
 
 
 @dataclass(frozen=True)
 class Source:
-    id: str
+    id: str = field(metadata=rule(read=False))      # its key in [sources]
     title: str
-    url: str
-    checked: str
+    url: str = field(metadata=rule(pattern=r"https://\S+", what="an https:// address"))
+    checked: str = field(metadata=_date("2026-11-30"))
 
 
 @dataclass(frozen=True)
 class ArchSet:
-    name: str
-    sm: tuple[str, ...]
-    ptx: tuple[str, ...]
-    source: tuple[str, ...]
+    name: str = field(metadata=rule(read=False))    # its key in [arch_sets]
+    sm: tuple[str, ...] = field(metadata=rule(items=rule(pattern=r"sm_\d{2,3}[af]?", what="like sm_86"),
+                                              unique=True))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+    ptx: tuple[str, ...] = field(default=(), metadata=rule(
+        items=rule(pattern=r"compute_\d{2,3}", what="like compute_120"), unique=True))
     note: str = ""
 
     @property
@@ -34,19 +64,23 @@ class ArchSet:
 
 @dataclass(frozen=True)
 class Variant:
-    name: str
-    kind: str
-    source: tuple[str, ...]
-    cuda: str | None = None
-    toolkit: str | None = None
-    linux_compat: str | None = None
-    windows_compat: str | None = None
-    linux_toolkit: str | None = None
-    windows_toolkit: str | None = None
+    name: str = field(metadata=rule(read=False))    # its key in [variants]
+    kind: str = field(metadata=rule(choices=VARIANT_KINDS))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+    # A CUDA variant's: which CUDA, and the oldest drivers that run it (compat: minor-version
+    # compatibility; toolkit: everything, where it is higher).
+    cuda: str | None = field(default=None, metadata=rule(pattern=r"\d{2}\.\d", what="a CUDA version like 12.6"))
+    toolkit: str | None = field(default=None, metadata=_version("12.6.3"))
+    linux_compat: str | None = field(default=None, metadata=_driver("560.35.05"))
+    windows_compat: str | None = field(default=None, metadata=_driver("560.94"))
+    linux_toolkit: str | None = field(default=None, metadata=_driver("560.35.05", blank=True))
+    windows_toolkit: str | None = field(default=None, metadata=_driver("560.94", blank=True))
+    # A ROCm variant's: which ROCm, and the GPU targets its kernels are built for.
     rocm: str | None = None
-    gfx: tuple[str, ...] = ()
+    gfx: tuple[str, ...] = field(default=(), metadata=rule(
+        items=rule(pattern=r"gfx[0-9a-f]{3,4}", what="a gfx target like gfx1100"), unique=True))
     note: str = ""
-    unconfirmed: tuple[str, ...] = ()
+    unconfirmed: tuple[str, ...] = field(default=(), metadata=rule(unique=True))
 
     @property
     def index_url(self) -> str:
@@ -61,6 +95,8 @@ class Variant:
 
 @dataclass(frozen=True)
 class Build:
+    """A [[releases.builds]] entry, its names resolved: what the file holds is BuildEntry."""
+
     release: str
     variant: Variant
     arch: ArchSet | None
@@ -77,17 +113,19 @@ class Build:
 
 @dataclass(frozen=True)
 class Release:
-    version: str
-    released: str
-    python_min: str
-    python_max: str
+    version: str = field(metadata=_version("2.13.0"))
+    released: str = field(metadata=_date("2026-07"))
+    python_min: str = field(metadata=_python("3.10"))
+    python_max: str = field(metadata=_python("3.14"))
     pypi_linux_default: str
-    builds: tuple[Build, ...]
-    source: tuple[str, ...]
+    builds: tuple[Build, ...] = field(metadata=rule(read=False))   # read as BuildEntry, then resolved
+    source: tuple[str, ...] = field(metadata=_SOURCES)
     note: str = ""
-    unconfirmed: tuple[str, ...] = ()
-    macos_min: str | None = None        # the oldest macOS its Mac wheels install on
-    mps_macos_min: str | None = None    # the oldest macOS on which it uses the Apple GPU (MPS)
+    unconfirmed: tuple[str, ...] = field(default=(), metadata=rule(unique=True))
+    # The oldest macOS its Mac wheels install on, and the oldest on which it uses the GPU (MPS).
+    macos_min: str | None = field(default=None, metadata=rule(pattern=_MACOS, what="a macOS version like 14.0"))
+    mps_macos_min: str | None = field(default=None, metadata=rule(pattern=_MACOS,
+                                                                  what="a macOS version like 14.0"))
     pypi_aarch64_default: str | None = None  # what plain PyPI gives on Linux aarch64 ("cpu", "cu130")
 
     def pypi_default(self, platform: str) -> str | None:
@@ -115,12 +153,15 @@ class Release:
 
 @dataclass(frozen=True)
 class MacIntel:
-    last_version: str
-    python_min: str
-    python_max: str
-    source: tuple[str, ...]
+    last_version: str = field(metadata=_version("2.2.2"))
+    python_min: str = field(metadata=_python("3.8"))
+    python_max: str = field(metadata=_python("3.12"))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
     note: str = ""
-    unconfirmed: tuple[str, ...] = ()
+    unconfirmed: tuple[str, ...] = field(default=(), metadata=rule(unique=True))
+
+
+_MEGABYTES = rule(low=0, high=999_999)
 
 
 @dataclass(frozen=True)
@@ -128,14 +169,14 @@ class SizeFact:
     build: str
     torch_version: str
     platform: str
-    download_mb: float
-    installed_mb: float
-    source: tuple[str, ...]
-    torch_download_mb: float | None = None
-    libraries_download_mb: float | None = None
-    torch_installed_mb: float | None = None
-    libraries_installed_mb: float | None = None
-    largest_libraries: tuple[str, ...] = ()
+    download_mb: float = field(metadata=_MEGABYTES)
+    installed_mb: float = field(metadata=_MEGABYTES)
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+    torch_download_mb: float | None = field(default=None, metadata=_MEGABYTES)
+    libraries_download_mb: float | None = field(default=None, metadata=_MEGABYTES)
+    torch_installed_mb: float | None = field(default=None, metadata=_MEGABYTES)
+    libraries_installed_mb: float | None = field(default=None, metadata=_MEGABYTES)
+    largest_libraries: tuple[str, ...] = field(default=(), metadata=rule(unique=True))
     note: str = ""
 
 
@@ -143,10 +184,41 @@ class SizeFact:
 class LegacyCuda:
     """A CUDA version from before minor-version compatibility: its exact driver floor."""
 
-    cuda: str
-    linux: str
-    windows: str
-    source: tuple[str, ...]
+    cuda: str = field(metadata=rule(pattern=r"\d{1,2}\.\d", what="a CUDA version like 10.1"))
+    linux: str = field(metadata=_driver("418.39"))
+    windows: str = field(metadata=_driver("418.96"))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+
+
+@dataclass(frozen=True)
+class BuildEntry:
+    """A [[releases.builds]] entry as the file holds it: the variant and arch set by name."""
+
+    variant: str
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+    arch: str | None = None               # a CUDA build's [arch_sets] entry
+    platforms: tuple[str, ...] = field(default=(), metadata=rule(
+        items=rule(choices=PLATFORMS), unique=True))   # none: the variant kind's usual ones
+    experimental: bool = False
+    confirmed: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PythonLast:
+    """A [[python_last]] entry: the last torch release for an old Python."""
+
+    python: str = field(metadata=_python("3.8"))
+    torch: str = field(metadata=_version("2.4.1"))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
+
+
+@dataclass(frozen=True)
+class CpuBuilds:
+    """[cpu]: where the CPU-only builds exist."""
+
+    platforms: tuple[str, ...] = field(metadata=rule(items=rule(choices=PLATFORMS), unique=True))
+    source: tuple[str, ...] = field(metadata=_SOURCES)
 
 
 @dataclass(frozen=True)

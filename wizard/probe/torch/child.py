@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,19 +21,6 @@ from wizard.schema import MAX_ITEMS, fits
 @cache
 def child_source() -> str:
     return Path(_torch_child.__file__).read_text(encoding="utf-8")
-
-
-def child_env(extra_path: list[str] | None = None) -> dict[str, str]:
-    """The user's own environment, so the child sees the torch they would see; plus test paths."""
-    env = dict(os.environ)
-    if extra_path:
-        parts = list(extra_path) + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
-        env["PYTHONPATH"] = os.pathsep.join(parts)
-    env["PYTHONIOENCODING"] = "utf-8"
-    env.pop("PYTHONSTARTUP", None)
-    # macOS framework builds leak this into children, which then believe they are the venv.
-    env.pop("__PYVENV_LAUNCHER__", None)
-    return env
 
 
 def parse_child_output(stdout: str) -> dict | None:

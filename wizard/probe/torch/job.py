@@ -10,9 +10,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from wizard.probe.model import Benchmark, OtherPython, ProbeNote, TorchInfo
-from wizard.probe.runner import RunResult, neutral_cwd, run_bounded
+from wizard.probe.runner import RunResult, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.torch.assemble import assemble
-from wizard.probe.torch.child import child_env, child_source
+from wizard.probe.torch.child import child_source
 from wizard.probe.torch.static import PATH_QUERY_TIMEOUT, StaticFacts, static_torch_facts
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class TorchProbeJob:
             self._chosen.set()
         argv = [self.interpreter, "-c", child_source()] + flags
         try:
-            self._run = run_bounded(argv, self.timeout, env=child_env(extra_path), cwd=neutral_cwd())
+            self._run = run_bounded(argv, self.timeout, env=python_child_env(extra_path), cwd=neutral_cwd())
         except Exception as exc:  # run_bounded should not raise; this is the last net
             self._run = RunResult("error", detail=f"{type(exc).__name__}: {exc}")
 

@@ -17,8 +17,8 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from wizard.probe.runner import neutral_cwd, run_bounded
-from wizard.probe.torch.child import child_env, last_line
+from wizard.probe.runner import neutral_cwd, python_child_env, run_bounded
+from wizard.probe.torch.child import last_line
 
 PATH_QUERY_TIMEOUT = 5.0
 MB = 1_000_000  # what pip shows; the data in content/torch_matrix.toml uses the same
@@ -339,7 +339,7 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
         facts = facts_from_path([e for e in entries if e], platform.python_version(), platform.machine(), sizes)
         return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
     assert python is not None  # None is the running interpreter, answered above
-    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=child_env(extra), cwd=neutral_cwd(),
+    result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=python_child_env(extra), cwd=neutral_cwd(),
                          background=background)
     if not result.ok:
         return StaticFacts(False, detail=result.detail or last_line(result.stderr) or result.status)
