@@ -198,3 +198,17 @@ def test_real_nvml_on_this_machine_agrees_with_the_loader():
         assert result.info.status == "no-library"
         assert result.info.error_code == 12
     assert result.note.seconds is not None and result.note.seconds < 8
+
+
+def test_the_child_ignores_modules_in_the_users_folder(tmp_path, monkeypatch):
+    """A json.py or re.py where the user runs gpu-wizard must not replace the standard library
+    inside the NVML child (`python -c` puts that folder first on the child's path)."""
+    from wizard.probe.nvml_job import run_nvml_child
+
+    for name in ("json", "re", "warnings"):
+        (tmp_path / f"{name}.py").write_text("raise SystemExit('the user\\'s own module was imported')\n",
+                                             encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run_nvml_child(timeout=30)
+    assert result.status == "ok" and "own module" not in result.stderr, result.stderr
+    assert nvml.parse_child_output(result.stdout) is not None
