@@ -4,6 +4,7 @@ as written, redacted reports that stay redacted, and unreadable files named (exi
 import csv
 import dataclasses
 import io
+import os
 import re
 import sys
 import tomllib
@@ -618,15 +619,54 @@ def test_the_roster_of_a_big_class_marks_copies_as_one_process_would(big_class, 
     assert len(later) == 2 * first_round and all(row["duplicate_of"] for row in later)
 
 
-@forks
-def test_leaving_early_ends_the_workers(big_class, knowledge):
-    import multiprocessing
+def child_pids(parent: int) -> list[str]:
+    """The processes whose parent is `parent` (from /proc: no ps or pgrep needed)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[1] == str(parent):
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
 
-    rows = batch.load_all(big_class, knowledge, "en", jobs=2)
-    next(rows)
-    assert multiprocessing.active_children()
-    rows.close()   # what an interrupt or a closed pipe does to the loop reading them
-    assert not multiprocessing.active_children()
+
+class InterruptedHere:
+    """Answers' rules that raise Ctrl+C in the process that made them, not in a forked worker."""
+
+    def __init__(self, rules) -> None:
+        self.rules, self.pid = rules, os.getpid()
+
+    def __getattr__(self, name):
+        if os.getpid() == self.pid:
+            raise KeyboardInterrupt
+        return getattr(self.rules, name)
+
+
+@forks
+def test_an_interrupt_while_this_process_reads_ends_the_workers(big_class):
+    from wizard.knowledge.goals import load_answer_rules
+
+    with pytest.raises(KeyboardInterrupt):
+        list(batch.load_all(big_class, InterruptedHere(load_answer_rules()), "en", jobs=3))
+    assert child_pids(os.getpid()) == []
+
+
+@forks
+def test_a_worker_that_dies_costs_time_not_rows(big_class, knowledge, monkeypatch):
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    real = batch.load_chunk
+    parent = os.getpid()
+
+    def dying(names, knowledge=None, lang="en"):
+        if os.getpid() != parent:
+            os._exit(3)   # killed, out of memory, a segfault in a C library
+        return real(names, knowledge, lang)
+
+    monkeypatch.setattr(batch, "load_chunk", dying)
+    assert list(batch.load_all(big_class, knowledge, "en", jobs=3)) == alone
+    assert child_pids(parent) == []
 
 
 def test_few_files_or_no_fork_are_read_in_this_process(monkeypatch):
@@ -655,21 +695,10 @@ def test_ctrl_c_ends_a_big_roster_and_its_workers(big_class):
     proc = subprocess.Popen([sys.executable, "-m", "wizard", "report", "summarize", *files],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    def children() -> list[str]:
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/stat") as fh:
-                    if fh.read().rsplit(")", 1)[1].split()[1] == str(proc.pid):
-                        found.append(pid)
-            except OSError:
-                pass
-        return found
-
     workers: list[str] = []
     deadline = time.monotonic() + 20
     while not workers and proc.poll() is None and time.monotonic() < deadline:
-        workers = children()
+        workers = child_pids(proc.pid)
         time.sleep(0.01)
     assert workers, "the roster never started a worker"
     proc.send_signal(signal.SIGINT)
