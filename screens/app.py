@@ -108,6 +108,7 @@ class WizardApp(App[int]):
         self._torch_generation = 0  # the newest torch probe; older ones' results are dropped
         self._probes_started = False
         self._content_ready = False
+        self._content_check_started = False
         self._waiting_for_content: int | None = None  # a step asked for before the data was read
         self.content_fatal: Exception | None = None  # why this installation cannot run the wizard
         self.first_shown_at: float | None = None
@@ -217,6 +218,21 @@ class WizardApp(App[int]):
         self._probes_started = True
         self.first_shown_at = time.time()   # for benchmarks/tui_bench.py
         self.start_probes()
+        # The data check waits for the quick probes (or CONTENT_CHECK_AFTER_S at most): started
+        # with them, its parsing and theirs took turns with the event loop, which then missed
+        # its frames for up to 90 ms.
+        if self.state.probes is None or self.state.live.all_settled:
+            self._start_content_check()
+        else:
+            self.set_timer(self.CONTENT_CHECK_AFTER_S, self._start_content_check)
+
+    CONTENT_CHECK_AFTER_S = 1.0
+    _QUICK_PROBES = ("system", "hardware", "nvidia")
+
+    def _start_content_check(self) -> None:
+        if self._content_check_started:
+            return
+        self._content_check_started = True
         threading.Thread(target=self._check_content, daemon=True, name="content-check").start()
 
     def _handle_signals(self) -> None:
@@ -321,6 +337,8 @@ class WizardApp(App[int]):
             self._set_live(live.with_failure(message.name, clean_strings(message.error)))
         else:
             self._set_live(live.with_result(message.name, clean_strings(message.result)))
+        if all(self.state.live.settled(name) for name in self._QUICK_PROBES):
+            self._start_content_check()
 
     def _set_live(self, live: Live) -> None:
         self.state.set_live(live)

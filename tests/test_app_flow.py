@@ -264,6 +264,38 @@ def panel(app) -> CheckPanel:
     return app.screen.query_one("#checks", CheckPanel)
 
 
+async def test_the_data_check_waits_for_the_quick_probes_or_a_second(tmp_path):
+    """Started beside the probes, the data check's parsing and theirs took turns with the event
+    loop (stalls of 90 ms): it starts once system, hardware and NVIDIA have answered, or after
+    CONTENT_CHECK_AFTER_S when one of them hangs; never with the first screen."""
+    gated = GatedProbes(machine("laptop-4060"))
+    app = make_app("en", probes=gated.probes(), report_path=tmp_path / "r.toml")
+    app.CONTENT_CHECK_AFTER_S = 30.0
+    try:
+        async with app.run_test() as pilot:
+            await at_step(pilot, "welcome")
+            await pilot.pause(0.3)
+            assert not app._content_check_started
+            gated.release("system", "hardware")
+            await pilot.pause(0.3)
+            assert not app._content_check_started                      # NVIDIA has not answered
+            gated.release("nvidia")                                     # torch may take seconds
+            await until(pilot, lambda: app._content_ready, what="the data check")
+    finally:
+        gated.release()
+
+    hung = GatedProbes(machine("laptop-4060"))
+    app = make_app("en", probes=hung.probes(), report_path=tmp_path / "r2.toml")
+    app.CONTENT_CHECK_AFTER_S = 0.2
+    try:
+        async with app.run_test() as pilot:
+            await at_step(pilot, "welcome")
+            await until(pilot, lambda: app._content_ready, what="the data check despite a hung probe")
+            assert not app.state.live.settled("nvidia")
+    finally:
+        hung.release()
+
+
 async def test_first_screen_is_usable_before_any_probe_answers(tmp_path):
     gated = GatedProbes(machine("laptop-4060"))
     app = make_app("en", probes=gated.probes(), report_path=tmp_path / "r.toml")
