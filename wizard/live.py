@@ -122,13 +122,15 @@ class Live:
         hardware = self.hardware or _failed_hardware(self.failed.get("hardware", "skipped"))
         torch_info, bench = None, None
         notes: tuple[ProbeNote, ...] = ()
+        if "system" in self.failed:   # its stand-in says "unknown"; the note says why
+            notes = (ProbeNote("system", "error", None, self.failed["system"][:300]),)
         if self.torch is not None:
             torch_info, bench, note = self.torch
-            notes = (note,)
+            notes += (note,)
         elif "torch" in self.failed:
-            notes = (ProbeNote("torch", "error", None, self.failed["torch"][:300]),)
+            notes += (ProbeNote("torch", "error", None, self.failed["torch"][:300]),)
         elif "torch" in self.skipped:
-            notes = (ProbeNote("torch", "skipped"),)
+            notes += (ProbeNote("torch", "skipped"),)
         return assemble(system, nvidia, hardware, lang, torch_info, bench, notes)
 
 
@@ -225,10 +227,12 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
 
 
 def failure(exc: BaseException) -> str:
-    """A probe that raised, in the one line its "unknown" panel and the report's note show."""
+    """A probe that raised, in the one line its "unknown" panel and the report's note show:
+    what the exception says, not its class (a user reads it)."""
     from wizard.textout import clean_strings
 
-    return clean_strings(f"{type(exc).__name__}: {exc}"[:300])
+    said = str(exc).strip()
+    return clean_strings(said.splitlines()[0][:300] if said else "it stopped without saying why")
 
 
 def settle(probes: Probes, lang: str) -> Machine:
