@@ -323,3 +323,12 @@ def test_a_cuda_field_on_a_rocm_variant(tmp_path):
 def test_a_build_on_an_unknown_platform(tmp_path):
     err = broken(tmp_path, lambda d: d["releases"][0]["builds"][0].update(platforms=["linux-riscv"]))
     assert err.field == "platforms" and "linux-x86_64" in err.reason
+
+
+def test_the_files_own_keys_follow_their_declaration(tmp_path):
+    err = broken(tmp_path, lambda d: d.update(schema="gpu-wizard/torch-matrix/2"))
+    assert err.field == "schema" and "torch-matrix/1" in err.reason
+    err = broken(tmp_path, lambda d: d.update(newest="2.15"))
+    assert err.field == "newest" and "version like" in err.reason
+    err = broken(tmp_path, lambda d: d.pop("sizes"))
+    assert err.field == "sizes" and "missing" in err.reason

@@ -13,10 +13,11 @@ compatibility rules everything else applies to it.
 
 from __future__ import annotations
 
-from wizard.torch_matrix.load import DEFAULT_PLATFORMS, FILE, SCHEMA, load_matrix
+from wizard.torch_matrix.load import DEFAULT_PLATFORMS, FILE, load_matrix
 from wizard.torch_matrix.model import (
     INDEX_BASE,
     PLATFORMS,
+    SCHEMA,
     VARIANT_KINDS,
     ArchSet,
     Build,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.content import content_dir
-from wizard.knowledge.entries import read_entry, read_file
+from wizard.knowledge.entries import entry_label, read_entry, read_file, records_of
 from wizard.knowledge.errors import KnowledgeError
 from wizard.torch_matrix.model import (
     ArchSet,
@@ -26,6 +26,7 @@ from wizard.torch_matrix.model import (
     CpuBuilds,
     LegacyCuda,
     MacIntel,
+    MatrixHead,
     PythonLast,
     Release,
     SizeFact,
@@ -36,16 +37,12 @@ from wizard.torch_matrix.model import (
 from wizard.torch_matrix.rules import arch_cc, driver_at_least, version_tuple
 
 FILE = "torch_matrix.toml"
-SCHEMA = "gpu-wizard/torch-matrix/1"
 DEFAULT_PLATFORMS = {"cuda": ("linux-x86_64", "windows-x86_64"), "xpu": ("linux-x86_64", "windows-x86_64"),
                      "rocm": ("linux-x86_64",), "cpu": ()}
 
-_TOP_REQUIRED = ("schema", "checked", "newest", "sources", "arch_sets", "variants", "releases", "cpu",
-                 "macos_intel", "sizes")
-_TOP_OPTIONAL = ("legacy_cuda", "python_last")
+_TABLES = ("sources", "arch_sets", "variants", "releases", "cpu", "macos_intel", "sizes")
+_OPTIONAL_TABLES = ("legacy_cuda", "python_last")
 _CUDA_FIELDS = ("cuda", "toolkit", "linux_compat", "windows_compat", "linux_toolkit", "windows_toolkit")
-_DATED = {"pattern": r"\d{4}-\d{2}(-\d{2})?", "what": "a date like 2026-11-30"}
-_NEWEST = {"pattern": r"\d+\.\d+\.\d+", "what": "a version like 2.15.0"}
 
 
 @cache
@@ -89,40 +86,26 @@ class _Reader:
             raise self.fail(f"[{name}]", "", f"must be a table of {what}")
         return raw
 
-    def entries(self, raw: Any, name: str) -> list[Any]:
-        if not isinstance(raw, list) or not raw:
-            raise self.fail("", name, f"needs at least one [[{name}]] entry")
-        return raw
-
     def unconfirmed(self, label: str, record: Any, allowed: set[str]) -> None:
         for name in record.unconfirmed:
             if name not in allowed:
                 raise self.fail(label, "unconfirmed", f"{name!r} is not a field of this entry")
 
-    def top_text(self, data: dict[str, Any], key: str, rules: dict[str, str]) -> str:
-        value = data[key]
-        if not isinstance(value, str) or not re.fullmatch(rules["pattern"], value):
-            raise self.fail("", key, f"{value!r} is not {rules['what']}")
-        return value
-
     # -- the file ----------------------------------------------------------------------------
     def matrix(self, data: dict[str, Any]) -> TorchMatrix:
-        for key in data:
-            if key not in _TOP_REQUIRED + _TOP_OPTIONAL:
-                raise self.fail("", key, "unknown field (a typo?)")
-        for key in _TOP_REQUIRED:
+        # The file's own keys as declared; any other key that is not one of its tables is a typo.
+        head = read_entry(MatrixHead, self.file, "",
+                          {k: v for k, v in data.items() if k not in _TABLES + _OPTIONAL_TABLES})
+        for key in _TABLES:
             if key not in data:
                 raise self.fail("", key, "is missing")
-        if data["schema"] != SCHEMA:
-            raise self.fail("", "schema", f"must be {SCHEMA!r}")
-        checked = self.top_text(data, "checked", _DATED)
-        newest = self.top_text(data, "newest", _NEWEST)
+        checked, newest = head.checked, head.newest
         sources = {sid: read_entry(Source, self.file, f"sources.{sid}", entry, id=sid)
                    for sid, entry in self.table(data["sources"], "sources", "sources").items()}
         self.source_ids = set(sources)
         arch_sets = self.read_arch_sets(data["arch_sets"])
         variants = self.read_variants(data["variants"])
-        releases = self.read_releases(data["releases"], variants, arch_sets)
+        releases = self.read_releases(records_of(self.file, data, "releases"), variants, arch_sets)
         if not any(r.version == newest for r in releases):
             raise self.fail("", "newest", f"{newest!r} is not one of the [[releases]]")
         cpu = self.entry(CpuBuilds, "[cpu]", data["cpu"])
@@ -131,7 +114,7 @@ class _Reader:
         return TorchMatrix(
             checked=checked, newest=newest, sources=sources, arch_sets=arch_sets, variants=variants,
             releases=releases, cpu_platforms=cpu.platforms, cpu_source=cpu.source, macos_intel=mac,
-            sizes=self.read_sizes(data["sizes"]),
+            sizes=self.read_sizes(records_of(self.file, data, "sizes")),
             legacy_cuda=tuple(self.entry(LegacyCuda, f"legacy_cuda[{i}]", entry)
                               for i, entry in enumerate(self.listed(data, "legacy_cuda"))),
             python_last=self.read_python_last(self.listed(data, "python_last")),
@@ -201,17 +184,18 @@ class _Reader:
         if extra:
             raise self.fail(label, extra[0], f"does not apply to a {kind} variant")
 
-    def read_releases(self, raw: Any, variants: dict[str, Variant],
+    def read_releases(self, raw: list[Any], variants: dict[str, Variant],
                       arch_sets: dict[str, ArchSet]) -> tuple[Release, ...]:
         out: list[Release] = []
-        for position, entry in enumerate(self.entries(raw, "releases")):
-            version = entry.get("version") if isinstance(entry, dict) else None
-            label = f'releases[{position}] "{version}"'
-            builds_raw = entry.get("builds") if isinstance(entry, dict) else None
-            fields = {k: v for k, v in entry.items() if k != "builds"} if isinstance(entry, dict) else entry
-            if isinstance(entry, dict) and builds_raw is None:
-                raise self.fail(label, "builds", "is missing")
+        for position, entry in enumerate(raw):
+            label = entry_label("releases", position, entry, "version")
+            # Its builds are read on their own (they name variants and arch sets), once the
+            # release itself has been read as declared.
+            fields = dict(entry) if isinstance(entry, dict) else entry
+            builds_raw = fields.pop("builds", None) if isinstance(fields, dict) else None
             release = self.entry(Release, label, fields, builds=())
+            if builds_raw is None:
+                raise self.fail(label, "builds", "is missing")
             if version_tuple(release.python_min) > version_tuple(release.python_max):
                 raise self.fail(label, "python_max", "is below python_min")
             if out and version_tuple(release.version) >= version_tuple(out[-1].version):
@@ -237,8 +221,7 @@ class _Reader:
         out = []
         seen: set[tuple[str, str]] = set()
         for position, entry in enumerate(raw):
-            name = entry.get("variant") if isinstance(entry, dict) else None
-            label = f"{release_label} builds[{position}] \"{name}\""
+            label = f"{release_label} {entry_label('builds', position, entry, 'variant')}"
             build = self.entry(BuildEntry, label, entry)
             variant = variants.get(build.variant)
             if variant is None:
@@ -262,9 +245,9 @@ class _Reader:
                              confirmed=build.confirmed, note=build.note))
         return tuple(out)
 
-    def read_sizes(self, raw: Any) -> tuple[SizeFact, ...]:
+    def read_sizes(self, raw: list[Any]) -> tuple[SizeFact, ...]:
         out = []
-        for position, entry in enumerate(self.entries(raw, "sizes")):
+        for position, entry in enumerate(raw):
             label = f"sizes[{position}]"
             fact = self.entry(SizeFact, label, entry)
             for total, parts in (("download_mb", ("torch_download_mb", "libraries_download_mb")),

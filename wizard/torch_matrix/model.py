@@ -13,6 +13,7 @@ from wizard.schema import rule
 from wizard.torch_matrix.rules import driver_tuple, version_tuple
 
 INDEX_BASE = "https://download.pytorch.org/whl/"
+SCHEMA = "gpu-wizard/torch-matrix/1"
 PLATFORMS = ("linux-x86_64", "linux-aarch64", "windows-x86_64", "macos-arm64")
 VARIANT_KINDS = ("cuda", "rocm", "xpu", "cpu")
 
@@ -188,6 +189,15 @@ class LegacyCuda:
     linux: str = field(metadata=_driver("418.39"))
     windows: str = field(metadata=_driver("418.96"))
     source: tuple[str, ...] = field(metadata=_SOURCES)
+
+
+@dataclass(frozen=True)
+class MatrixHead:
+    """The file's own keys; its tables ([sources], [[releases]], …) are read entry by entry."""
+
+    schema: str = field(metadata=rule(choices=(SCHEMA,)))
+    checked: str = field(metadata=_date("2026-11-30"))
+    newest: str = field(metadata=_version("2.15.0"))
 
 
 @dataclass(frozen=True)
