@@ -333,8 +333,8 @@ class WizardApp(App[int]):
         # What a probe read came from outside (a tool, a driver, the user's torch): shown
         # literally, never as escape sequences.
         live = self.state.live
-        if message.error is not None:
-            self._set_live(live.with_failure(message.name, clean_strings(message.error)))
+        if message.error is not None:   # wizard.live.failure has made it safe to show
+            self._set_live(live.with_failure(message.name, message.error))
         else:
             self._set_live(live.with_result(message.name, clean_strings(message.result)))
         if all(self.state.live.settled(name) for name in self._QUICK_PROBES):

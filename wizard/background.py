@@ -35,9 +35,6 @@ class Background(Generic[T]):
         except BaseException as exc:  # handed to whoever waits for the result
             self._error = exc
 
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
     def result(self, timeout: float | None = None) -> T:
         """The call's return value, or its exception raised here; WaitTimeout when `timeout`
         seconds pass first."""

@@ -249,16 +249,15 @@ def settle(probes: Probes, lang: str) -> Machine:
     threads = {name: Background(probe, name=f"probe-{name}")
                for name, probe in (("torch", probes.torch), ("nvidia", probes.nvidia),
                                    ("hardware", probes.hardware)) if probe is not None}
+    # The system probe runs here, first; then each thread's answer is waited for.
+    answers: dict[str, Callable[[], Any]] = {
+        "system": probes.system, **{name: job.result for name, job in threads.items()}}
     try:
-        for name in PROBES:
+        for name, answer in answers.items():
             try:
-                result = threads[name].result() if name in threads else \
-                    probes.system() if name == "system" else None
+                live = live.with_result(name, clean_strings(answer()))
             except Exception as exc:
                 live = live.with_failure(name, failure(exc))
-            else:
-                if result is not None:
-                    live = live.with_result(name, clean_strings(result))
     except BaseException:
         # Ctrl+C: end the children now, or the exit waits out their timeouts.
         kill_running()

@@ -75,7 +75,6 @@ class Currency:
     max_budget: float = field(metadata=rule(low=1, high=1e12))
 
 
-
 class GoalsAndCurrencies:
     """The goals and the currencies, looked up by id: what checking an [answers] table needs."""
 

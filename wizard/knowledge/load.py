@@ -1,10 +1,11 @@
 """Reading content/*.toml into `Knowledge`, checking every entry on the way.
 
 Each entry is read against its record's declaration (wizard.knowledge.records, .goals,
-wizard.market) by wizard.knowledge.entries; what one field cannot say alone is checked here: fields that depend on each
-other, names used twice, references to another entry or file. The first problem raises
-`KnowledgeError` naming the file, the entry (`gpu[12] "GeForce RTX 4060"`), the field and the
-reason.
+wizard.market) by wizard.knowledge.entries; what one field cannot say alone is checked here:
+fields that depend on each other, names used twice, references to another entry or file (the
+goals and currencies in wizard.knowledge.goals, which a roster reads alone). The first problem
+raises `KnowledgeError` naming the file, the entry (`gpu[12] "GeForce RTX 4060"`), the field and
+the reason.
 """
 
 from __future__ import annotations
@@ -54,10 +55,6 @@ def _load(folder: Path) -> Knowledge:
     market = _load_market(folder, gpus, currencies)
     return Knowledge(gpus=gpus, goals=goals, platforms=platforms, currencies=currencies,
                      rates=rates, market=market, folder=folder)
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading entries
 
 
 # ---------------------------------------------------------------------------------------------
