@@ -227,7 +227,6 @@ class WizardApp(App[int]):
             self.set_timer(self.CONTENT_CHECK_AFTER_S, self._start_content_check)
 
     CONTENT_CHECK_AFTER_S = 1.0
-    _QUICK_PROBES = ("system", "hardware", "nvidia")
 
     def _start_content_check(self) -> None:
         if self._content_check_started:
@@ -337,7 +336,7 @@ class WizardApp(App[int]):
             self._set_live(live.with_failure(message.name, message.error))
         else:
             self._set_live(live.with_result(message.name, clean_strings(message.result)))
-        if all(self.state.live.settled(name) for name in self._QUICK_PROBES):
+        if self.state.live.quick_settled:
             self._start_content_check()
 
     def _set_live(self, live: Live) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # a recorded machine (`--machine`) needs few of them.
 
 PROBES = ("system", "hardware", "nvidia", "torch")
+QUICK = PROBES[:3]   # what answers in a second; torch can take a minute
 TorchResult = tuple  # (TorchInfo, Benchmark | None, ProbeNote)
 
 
@@ -74,6 +75,10 @@ class Live:
         return all(self.settled(name) for name in PROBES)
 
     @property
+    def quick_settled(self) -> bool:
+        return all(self.settled(name) for name in QUICK)
+
+    @property
     def pending(self) -> tuple[str, ...]:
         return tuple(name for name in PROBES if not self.settled(name))
 
@@ -112,8 +117,7 @@ class Live:
 
         if self.recorded is not None:
             return localize(self.recorded, lang)
-        quick = ("system", "nvidia", "hardware")
-        if not all(self.settled(name) for name in quick):
+        if not self.quick_settled:
             return None
         if need_torch and not self.settled("torch"):
             return None
