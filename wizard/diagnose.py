@@ -12,8 +12,8 @@ from wizard.vendor_gpus import (
     OVERRIDE_TARGET,
     amd_gfx,
     amd_is_apu,
-    hsa_override,
     intel_xpu_capable,
+    override_for,
     rocm_gpus,
     rocm_targets,
 )
@@ -113,8 +113,8 @@ def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
     targets = rocm_targets()
     if gfx in targets:
         return _finding("amd-gpu-rocm", "info", lang, name=name, gfx=gfx)
-    override = hsa_override(gfx)
-    if override and OVERRIDE_TARGET.get(override) in targets:
+    override = override_for(gfx, targets)
+    if override:
         return _finding("amd-gpu-override", "warning", lang, name=name, gfx=gfx, override=override,
                         target=OVERRIDE_TARGET[override])
     return _finding("amd-gpu-unsupported", "warning", lang, name=gpu.name, gfx=gfx)

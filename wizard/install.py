@@ -29,7 +29,7 @@ from wizard.torch_matrix import (
     sm_name,
     version_tuple,
 )
-from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
+from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, intel_xpu_capable, override_for, rocm_gpus
 
 if TYPE_CHECKING:
     from wizard.probe.model import Machine
@@ -252,12 +252,6 @@ def choose_for_machine(machine: Machine, lang: str = "en", pip: str | None = Non
     return choose_torch(**machine_facts(machine), lang=lang, pip=pip or pip_for(machine))
 
 
-def _override_for(gfx: str, built: tuple[str, ...]) -> str | None:
-    """The (unofficial) override that lets `gfx` run a build's kernels, when there is one."""
-    value = hsa_override(gfx)
-    return value if value and OVERRIDE_TARGET.get(value) in built else None
-
-
 @dataclass
 class _Context:
     matrix: TorchMatrix
@@ -420,7 +414,7 @@ class _Context:
                 if build.variant.kind != "rocm" or self.platform not in build.platforms or not build.confirmed:
                     continue
                 missing = [g for g in gfx if g not in build.variant.gfx]
-                overrides = {g: _override_for(g, build.variant.gfx) for g in missing}
+                overrides = {g: override_for(g, build.variant.gfx) for g in missing}
                 if not all(overrides.values()):
                     continue
                 for g, value in overrides.items():

@@ -10,6 +10,7 @@ graphics of Core Ultra chips run the XPU builds; older integrated graphics do no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -223,6 +224,13 @@ def intel_xpu_capable(gpu: Gpu) -> bool:
 
 # An HSA_OVERRIDE_GFX_VERSION value → the target whose kernels ROCm then loads.
 OVERRIDE_TARGET = {"10.3.0": "gfx1030", "11.0.0": "gfx1100"}
+
+
+def override_for(gfx: str, targets: Iterable[str]) -> str | None:
+    """The (unofficial) HSA_OVERRIDE_GFX_VERSION that lets `gfx` run kernels built for one of
+    `targets`, when there is one."""
+    value = hsa_override(gfx)
+    return value if value and OVERRIDE_TARGET.get(value) in set(targets) else None
 
 
 def rocm_targets() -> set[str]:
