@@ -7,7 +7,9 @@ Three figures (issue 5's targets; issue 13: the last two must hold on the slowes
     after it mounted; the loop then takes keys), as a ratio to a Label + Footer Textual app
     measured at the same moment (target ≤ 1.5×; medians);
   * the longest event-loop stall while all the live probes run (target ≤ 50 ms), measured
-    as the lateness of a 5 ms heartbeat inside the running wizard: the worst of all runs;
+    as the lateness of a 5 ms heartbeat inside the running wizard: the worst of all runs,
+    with the event loop's own CPU time in it (the rest it waited: for the processor, taken
+    by the probes' children, or for another thread's turn);
   * peak memory (max RSS) of the wizard after the probes and every screen, as a ratio to
     the minimal app (target ≤ 1.5×): the wizard's largest run against the minimal app's
     median (its own runs hardly differ).
@@ -81,15 +83,16 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self.phase = "probes"
-        self.worst: dict[str, tuple[float, float]] = {}   # phase → (lateness s, start perf_counter)
+        # phase → (lateness s, start perf_counter, main thread's CPU seconds meanwhile)
+        self.worst: dict[str, tuple[float, float, float]] = {}
 
     async def run(self) -> None:
         while True:
-            tick = time.perf_counter()
+            tick, cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(HEARTBEAT)
             late = time.perf_counter() - tick - HEARTBEAT
-            if late > self.worst.get(self.phase, (0.0, 0.0))[0]:
-                self.worst[self.phase] = (late, tick)
+            if late > self.worst.get(self.phase, (0.0, 0.0, 0.0))[0]:
+                self.worst[self.phase] = (late, tick, time.thread_time() - cpu)
 
 
 class Sampler:
@@ -188,13 +191,14 @@ def child_wizard(started: float, machine_file: str | None, why: bool = False) ->
             await pilot.pause()
         await asyncio.sleep(0.05)
         beating.cancel()
-        stall, stall_tick = beat.worst.get("probes", (0.0, 0.0))
-        screens_stall = beat.worst.get("screens", (0.0, 0.0))[0]
+        stall, stall_tick, stall_cpu = beat.worst.get("probes", (0.0, 0.0, 0.0))
+        screens_stall = beat.worst.get("screens", (0.0, 0.0, 0.0))[0]
         to_wall = time.time() - time.perf_counter()
-        figures = dict(stall_ms=stall * 1000, stall_at_s=stall_tick + to_wall - app.first_shown_at,
+        figures = dict(stall_ms=stall * 1000, stall_cpu_ms=stall_cpu * 1000,
+                       stall_at_s=stall_tick + to_wall - app.first_shown_at,
                        screens_stall_ms=screens_stall * 1000, rss_mb=_rss_mb(), probes_s=probes_s)
         if sampler is not None:
-            for phase, (late, tick) in beat.worst.items():
+            for phase, (late, tick, _cpu) in beat.worst.items():
                 figures[f"why_{phase}"] = sampler.during(tick, tick + HEARTBEAT + late)
         _emit(started, first=first, **figures)
         app.exit()
@@ -252,7 +256,8 @@ def measure(runs: int = 7, machine: str | None = None, why: bool = False) -> lis
     print(f"first screen:   {ratio:.2f}× the minimal app (target ≤ 1.5×)  "
           f"{'ok' if ratio <= 1.5 else 'OVER'}")
     print(f"longest stall:  {stall:.1f} ms, slowest of {runs} runs ({worst_run['stall_at_s']:.2f} s "
-          f"after the first screen), median {stall_median:.1f} ms "
+          f"after the first screen; the event loop's own CPU work in it: "
+          f"{worst_run['stall_cpu_ms']:.1f} ms), median {stall_median:.1f} ms "
           f"(target ≤ 50 ms)  {'ok' if stall <= 50 else 'OVER'}")
     print(f"peak memory:    {rss_wiz:.1f} MB (largest of {runs} runs; median {rss_wiz_median:.1f}) "
           f"vs {rss_min:.1f} MB = {rss_wiz / rss_min:.2f}× (target ≤ 1.5×)  "

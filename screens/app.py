@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import importlib
 import sys
 import threading
@@ -91,6 +92,23 @@ def screen_class(step: str) -> type[StepScreen]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+def free_left_screens() -> None:
+    """Free the screens left behind now, with every line they drew.
+
+    A step's widgets point at each other, so only Python's cycle collector frees them, and
+    left to itself it runs rarely: each step walked through kept its 1-2 MB until then. And
+    Textual 8.2 memoizes a method of each widget's render cache with `lru_cache`, which keeps
+    the last 1,024 of those caches alive after their widgets are gone (reported upstream as
+    Textualize/textual#6665): +4 MB each time the steps were walked through.
+    """
+    from textual._styles_cache import StylesCache
+
+    cache_clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
+    if cache_clear is not None:   # a Textual that has fixed it has none
+        cache_clear()
+    gc.collect()
+
+
 class WizardApp(App[int]):
     CSS_PATH = str(CSS_FILE)
     ENABLE_COMMAND_PALETTE = False
@@ -137,9 +155,11 @@ class WizardApp(App[int]):
     def goto(self, index: int) -> None:
         index = max(0, min(len(STEPS) - 1, index))
         if STEPS[index] in _NEEDS_DATA and not self._content_ready:
-            # Only a user faster than the data check gets here (it takes ~0.1 s): the step
-            # opens when the check is done (on_content_checked), the event loop never waits.
+            # Only a user faster than the probes gets here: the data check starts now if it
+            # has not, and the step opens when it is done (on_content_checked, ~0.1 s later);
+            # the event loop never waits.
             self._waiting_for_content = index
+            self._start_content_check()
             return
         self.step_index = index
         self.switch_screen(self.make_step(index))
@@ -185,6 +205,12 @@ class WizardApp(App[int]):
 
         if too_small(self.size):
             self.call_after_refresh(fit_window, self)
+        # Not at once: the screen left is removed after this, and its timers' tasks end on
+        # later turns of the event loop; until then they keep it alive.
+        self.set_timer(self.FREE_AFTER_S, free_left_screens)
+
+    FREE_AFTER_S = 0.5
+
 
     # ------------------------------------------------------------------ probes ---
 
@@ -194,6 +220,10 @@ class WizardApp(App[int]):
     SWITCH_INTERVAL_S = 0.001
 
     def on_mount(self) -> None:
+        # What exists now (the modules, the App) lives as long as the wizard: kept out of the
+        # cycle collector's sight, a collection (free_left_screens) takes a few milliseconds
+        # instead of tens.
+        gc.freeze()
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(self.SWITCH_INTERVAL_S)
         # Steps replace each other with switch_screen, which needs a pushed screen below it:
@@ -208,6 +238,7 @@ class WizardApp(App[int]):
 
     def on_unmount(self) -> None:
         sys.setswitchinterval(getattr(self, "_switch_interval", 0.005))
+        gc.unfreeze()
 
     def on_ready(self) -> None:
         """The first screen is painted: start the probes and the data check now. Started
@@ -218,15 +249,16 @@ class WizardApp(App[int]):
         self._probes_started = True
         self.first_shown_at = time.time()   # for benchmarks/tui_bench.py
         self.start_probes()
-        # The data check waits for the quick probes (or CONTENT_CHECK_AFTER_S at most): started
-        # with them, its parsing and theirs took turns with the event loop, which then missed
-        # its frames for up to 90 ms.
+        # The data check waits for every probe (or CONTENT_CHECK_AFTER_S at most, or a step
+        # that needs the data): started with them, its parsing, the torch probe's reading and
+        # the torch child took turns with the event loop, which then missed its frames for up
+        # to 90 ms on a 2-core machine.
         if self.state.probes is None or self.state.live.all_settled:
             self._start_content_check()
         else:
             self.set_timer(self.CONTENT_CHECK_AFTER_S, self._start_content_check)
 
-    CONTENT_CHECK_AFTER_S = 1.0
+    CONTENT_CHECK_AFTER_S = 3.0
 
     def _start_content_check(self) -> None:
         if self._content_check_started:
@@ -336,8 +368,8 @@ class WizardApp(App[int]):
             self._set_live(live.with_failure(message.name, message.error))
         else:
             self._set_live(live.with_result(message.name, clean_strings(message.result)))
-        if self.state.live.quick_settled:
-            self._start_content_check()
+        if self.state.live.all_settled:   # once the last result is drawn
+            self.call_after_refresh(self._start_content_check)
 
     def _set_live(self, live: Live) -> None:
         self.state.set_live(live)
@@ -422,7 +454,7 @@ def make_app(
         live, probes = from_machine(machine), None
     else:
         live = Live()
-        probes = probes or this_machine_probes(python, report, benchmark, gpu_test)
+        probes = probes or this_machine_probes(python, report, benchmark, gpu_test, lang=lang)
     state = WizardState(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
                         home=home, torch_chooser=torch_chooser,
                         ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,

@@ -29,6 +29,9 @@ class GuidePane(VerticalScroll):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._placed_at: float = 0.0   # where this pane put itself; elsewhere: the reader did
+        # The page's blocks at one width: the pane changes height each time the check box
+        # beside it grows (a probe answered), and laying the page out again took ~18 ms.
+        self._laid_out: tuple[int, list[markdown_lite.Block]] | None = None
 
     def on_resize(self, event: Resize) -> None:
         self.call_after_refresh(self._start_at_text)
@@ -41,7 +44,9 @@ class GuidePane(VerticalScroll):
         width = guide.content_size.width if guide is not None else 0
         if guide is None or width <= 0:
             return
-        blocks = markdown_lite.layout(guide.markdown, width, self.app.console)
+        if self._laid_out is None or self._laid_out[0] != width:
+            self._laid_out = width, markdown_lite.layout(guide.markdown, width, self.app.console)
+        blocks = self._laid_out[1]
         row = markdown_lite.text_start(blocks, self.scrollable_content_region.height)
         self.scroll_to(y=row, animate=False, immediate=True)
         self._placed_at = self.scroll_y

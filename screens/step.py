@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Static
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
 from screens.reader import GuidePane
-from screens.widgets import CheckPanel, Guide, clip, shown_text
+from screens.widgets import CheckPanel, Guide, KeysFooter, clip, shown_text
 from wizard.content import ContentError, content_dir, read_page
 from wizard.i18n import t
 from wizard.textout import asciify
@@ -174,7 +174,7 @@ class StepScreen(Screen):
             if self.STEP != STEPS[0]:
                 yield Button(t("guide.buttons.back", self.lang), id="back", compact=True)
             yield Button(t(self.NEXT_LABEL, self.lang), id="next", variant="primary", compact=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         panel = self.query_one("#checks", CheckPanel)

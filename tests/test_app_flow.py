@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from screens.app import ascii_terminal, exit_summary, make_app
+from screens.step import STEPS
 from screens.widgets import CheckPanel, Choices
 from tests.pilot import answer, at_step, choose, save, shown, squeeze, type_budget, until, walk
 from tests.recorded import MACHINE_NAMES, machine
@@ -264,10 +265,11 @@ def panel(app) -> CheckPanel:
     return app.screen.query_one("#checks", CheckPanel)
 
 
-async def test_the_data_check_waits_for_the_quick_probes_or_a_second(tmp_path):
-    """Started beside the probes, the data check's parsing and theirs took turns with the event
-    loop (stalls of 90 ms): it starts once system, hardware and NVIDIA have answered, or after
-    CONTENT_CHECK_AFTER_S when one of them hangs; never with the first screen."""
+async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_path):
+    """Started beside the probes, the data check's parsing, theirs and the torch child took
+    turns with the event loop (stalls of 90 ms on 2 cores): it starts once every probe has
+    answered, after CONTENT_CHECK_AFTER_S when one hangs, or at once when a step that needs
+    the data is asked for first; never with the first screen."""
     gated = GatedProbes(machine("laptop-4060"))
     app = make_app("en", probes=gated.probes(), report_path=tmp_path / "r.toml")
     app.CONTENT_CHECK_AFTER_S = 30.0
@@ -276,10 +278,11 @@ async def test_the_data_check_waits_for_the_quick_probes_or_a_second(tmp_path):
             await at_step(pilot, "welcome")
             await pilot.pause(0.3)
             assert not app._content_check_started
-            gated.release("system", "hardware")
+            gated.release("system", "hardware", "nvidia")
+            await until(pilot, lambda: app.state.live.quick_settled, what="the quick probes")
             await pilot.pause(0.3)
-            assert not app._content_check_started                      # NVIDIA has not answered
-            gated.release("nvidia")                                     # torch may take seconds
+            assert not app._content_check_started                      # torch is still loading
+            gated.release("torch")
             await until(pilot, lambda: app._content_ready, what="the data check")
     finally:
         gated.release()
@@ -294,6 +297,21 @@ async def test_the_data_check_waits_for_the_quick_probes_or_a_second(tmp_path):
             assert not app.state.live.settled("nvidia")
     finally:
         hung.release()
+
+    waiting = GatedProbes(machine("laptop-4060"))
+    app = make_app("en", probes=waiting.probes(), report_path=tmp_path / "r3.toml")
+    app.CONTENT_CHECK_AFTER_S = 30.0
+    try:
+        async with app.run_test() as pilot:
+            await at_step(pilot, "welcome")
+            await pilot.pause(0.2)
+            assert not app._content_check_started
+            app.goto(STEPS.index("budget"))       # a user faster than the probes
+            assert app._content_check_started
+            await at_step(pilot, "budget")         # opens once the data is read
+            assert not app.state.live.settled("torch")
+    finally:
+        waiting.release()
 
 
 async def test_first_screen_is_usable_before_any_probe_answers(tmp_path):

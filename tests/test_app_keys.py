@@ -353,3 +353,26 @@ def test_a_no_break_space_keeps_a_key_with_the_word_before_it():
         assert any("按 Ctrl+Q" in line for line in lines), (width, lines)
         assert any("再按一次 Ctrl+C" in line for line in lines) or width < 16, (width, lines)
         assert all(cell_len(line) <= width for line in lines), (width, lines)
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
+    """Textual's Footer rebuilds every key on each change of the screen's bindings, even one
+    that shows the same keys (four times in the welcome step's first 0.1 s, 15-40 ms each on
+    a slow machine); screens.widgets.KeysFooter keeps its keys until what they say changes."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app("en", machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await at_step(pilot, "welcome")
+        footer = app.screen.query_one(Footer)
+        keys = list(footer.query(FooterKey))
+        assert keys
+        for _ in range(3):
+            app.screen.refresh_bindings()
+            await pilot.pause()
+        assert all(a is b for a, b in zip(footer.query(FooterKey), keys, strict=True))
+        finish = t("ui.keys.finish", "en")
+        assert finish not in footer_text(app)
+        app.screen.relabel("next", "keys.finish")
+        await until(pilot, lambda: finish in footer_text(app), what="the footer's new label")
+        assert not any(key.is_attached for key in keys)

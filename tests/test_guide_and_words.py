@@ -203,6 +203,28 @@ async def test_a_tall_guide_pane_starts_at_the_top_and_stays_where_the_reader_sc
         assert pane.scroll_y == 3
 
 
+async def test_the_guide_pane_lays_its_page_out_again_only_at_a_new_width(monkeypatch):
+    """The pane changes height each time the check box beside it grows (a probe answered);
+    laying the whole page out again for that took ~18 ms of the event loop each time."""
+    widths: list[int] = []
+    real = markdown_lite.layout
+    monkeypatch.setattr(markdown_lite, "layout", lambda page, width, *rest: widths.append(width)
+                        or real(page, width, *rest))
+    app = make_app("en", machine=machine("laptop-4060"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_step(pilot, "has_nvidia")
+        await until(pilot, lambda: widths, what="the page laid out")
+        laid_out = len(widths)
+        for height in (27, 30, 25):
+            await pilot.resize_terminal(80, height)
+            await pilot.pause()
+            await pilot.pause()
+        assert len(widths) == laid_out
+        await pilot.resize_terminal(110, 25)
+        await until(pilot, lambda: len(widths) > laid_out, what="the page laid out at the new width")
+        assert widths[-1] > widths[0]
+
+
 def test_text_start_skips_a_date_and_a_heading_only_when_the_pane_is_short():
     page = ("*As of 2026-11.*\n\n## A heading\n\n" + "Some words that make a paragraph. " * 6
             + "\n\n## Another\n\nMore.")

@@ -51,3 +51,41 @@ def test_without_a_torch_probe_the_machine_says_torch_was_skipped():
     probes = probes_of("vm-no-gpu")
     got = settle(Probes(system=probes.system, nvidia=probes.nvidia, hardware=probes.hardware), "en")
     assert got.torch is None and any(n.name == "torch" and n.status == "skipped" for n in got.probes)
+
+
+def test_the_torch_probe_loads_its_wording_in_its_own_thread(monkeypatch):
+    """In the wizard the torch result is worded on the event loop: the probe's thread has
+    read its strings (in the session's language) and the matrix of builds before, or the
+    event loop stopped ~100 ms for them the moment torch answered."""
+    import wizard.live as live
+    import wizard.probe.torch as torch_probe
+
+    answer = from_machine(machine("laptop-4060")).torch
+
+    class Job:
+        def result(self):
+            return answer
+
+    loaded: list[str] = []
+    monkeypatch.setattr(torch_probe, "start_torch_probe", lambda *a, **k: Job())
+    monkeypatch.setattr(torch_probe, "probe_torch", lambda *a, **k: answer)
+    monkeypatch.setattr(live, "load_torch_advice", loaded.append)
+    probes = live.this_machine_probes(lang="zh")
+    assert probes.torch() == answer and loaded == ["zh"]
+    assert probes.torch_for("/usr/bin/python3") == answer and loaded == ["zh", "zh"]
+
+
+def test_the_torch_wording_is_ready_once_loaded():
+    import subprocess
+    import sys
+
+    code = ("from wizard.live import load_torch_advice\n"
+            "load_torch_advice('zh')\n"
+            "from wizard.i18n import _area, t\n"
+            "from wizard.torch_matrix.load import _default_matrix\n"
+            "misses = _area.cache_info().misses\n"
+            "t('torch.findings.version-unknown', 'zh'); t('evidence.message.none', 'zh')\n"
+            "print(_area.cache_info().misses - misses, _default_matrix.cache_info().currsize)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "1"]   # no strings file read after; the matrix read once

@@ -44,6 +44,14 @@ def _area(lang: str, area: str) -> dict[str, str]:
     return table
 
 
+def preload(lang: str, *areas: str) -> None:
+    """Read these areas now, in a background thread, so that the first `t` of them on the
+    wizard's event loop does not stop it to parse a file."""
+    for area in areas:
+        _area(lang, area)
+        _area("en", area)   # what `t` falls back to
+
+
 def strings(lang: str) -> dict[str, str]:
     """Every string of a language (the parity test reads them all)."""
     table: dict[str, str] = {}

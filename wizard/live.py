@@ -192,11 +192,13 @@ def _failed_hardware(reason: str) -> HardwareResult:
 
 def this_machine_probes(python: str | None = None, report_path: Path | None = None,
                         benchmark: bool = True, gpu_test: bool = True, *, with_torch: bool = True,
-                        others_early: bool = False, nvml_job: NvmlJob | None = None) -> Probes:
+                        others_early: bool = False, nvml_job: NvmlJob | None = None,
+                        lang: str = "en") -> Probes:
     """The real probes of this computer, each bounded in time by the probe itself.
 
     `others_early`: ask every other Python for its torch at once (no screen to keep smooth);
-    `nvml_job`: the NVML child, already started by a command that wanted it first."""
+    `nvml_job`: the NVML child, already started by a command that wanted it first; `lang`:
+    the language its results will be worded in (loaded in the probes' threads)."""
     def system_probe() -> SystemFacts:
         from wizard.probe.gather import report_dir
         from wizard.probe.system import probe_system
@@ -217,17 +219,38 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
     def torch_probe() -> TorchResult:
         from wizard.probe.torch import start_torch_probe
 
-        return start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
-                                 others_early=others_early).result()
+        result = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
+                                   others_early=others_early).result()
+        load_torch_advice(lang)
+        return result
 
     def torch_for(picked: str) -> TorchResult:
         from wizard.probe.torch import probe_torch
 
-        return probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
-                           source="picked")
+        result = probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
+                             source="picked")
+        load_torch_advice(lang)
+        return result
 
     return Probes(system=system_probe, nvidia=nvidia_probe, hardware=hardware_probe,
                   torch=torch_probe if with_torch else None, torch_for=torch_for)
+
+
+def load_torch_advice(lang: str) -> None:
+    """Load what a torch result is worded and judged with (its strings, the matrix of builds)
+    in the probe's own thread: in the wizard the event loop then only words it, instead of
+    stopping ~100 ms to import and parse them the moment torch answers."""
+    from wizard.content import ContentError
+    from wizard.i18n import preload
+
+    try:
+        from wizard import diagnose_torch, torch_lines  # noqa: F401
+        from wizard.torch_matrix import load_matrix
+
+        preload(lang, "torch", "evidence")
+        load_matrix()
+    except (ImportError, ContentError):  # reported by the data check, with the file's name
+        pass
 
 
 def failure(exc: BaseException) -> str:
@@ -274,4 +297,4 @@ def settle(probes: Probes, lang: str) -> Machine:
 def probe_this_machine(lang: str, **options: Any) -> Machine:
     """This computer, every probe at once (this_machine_probes' `options`, then settle)."""
     options.setdefault("benchmark", False)
-    return settle(this_machine_probes(**options), lang)
+    return settle(this_machine_probes(lang=lang, **options), lang)
