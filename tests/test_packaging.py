@@ -32,7 +32,7 @@ def test_wheel_contains_packages_content_and_entry_point(wheel):
     shipped = {n.removeprefix("wizard/") for n in names if n.startswith("wizard/content/")}
     assert source_content == shipped
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "gpu-wizard = wizard.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "gpu-wizard = wizard.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
     assert not any(n.startswith("tests/") for n in names)
 
 

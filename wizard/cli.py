@@ -7,6 +7,7 @@ Each subcommand lives in wizard/commands/<name>.py with `add_arguments(parser)` 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 
@@ -120,6 +121,16 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="PATH", help="where the report is saved")
     parser.add_argument("--no-redact", action="store_true",
                         help="keep host name, user name and GPU UUIDs in the report")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The `gpu-wizard` command: `main`, then an exit that does not walk every object once
+    more. Python's exit runs the cycle collector over all this process made (the modules,
+    200 reports' rows, the machine), only for the OS to take the memory back: ~8 ms of a
+    `check` that takes 150. Not in `main`, which the tests call many times in one process."""
+    status = main(argv)
+    gc.freeze()
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@ with replays and files sent twice marked."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -59,8 +60,6 @@ def _identity(report: Any) -> str | None:
 
     The canonical text itself, not a digest of it: a class's reports are a few MB at most, and
     a roster need not import hashlib."""
-    import json
-
     try:
         return json.dumps(report, sort_keys=True, default=str, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
