@@ -125,15 +125,26 @@ def check_installation() -> list[ContentError]:
         except ContentError as exc:
             problems.append(exc)
     # Files the manifest does not list (added since it was written): read as a whole.
-    unlisted = [p for pattern in ("*.toml", "*.md") for p in sorted(root.rglob(pattern))
-                if p.relative_to(root).as_posix() not in expected]
-    for path in unlisted:
+    for path in _unlisted(root, expected):
         name = shown_name(path)
         try:
             _check_bytes(path, _read_bytes(path, name), name)
         except ContentError as exc:
             problems.append(exc)
     return problems
+
+
+def _unlisted(root: Path, listed: dict[str, str]) -> list[Path]:
+    """The pages and data files under `root` that `listed` does not name, in path order.
+    os.walk, not Path.rglob: this runs on every start, and rglob took longer than the hashing."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        for name in sorted(names):
+            if name.endswith((".toml", ".md")) and (name if rel == "." else f"{rel}/{name}") not in listed:
+                found.append(root.joinpath(os.path.relpath(folder, root), name))
+    return found
 
 
 def _check_bytes(path: Path, raw: bytes, name: str) -> None:

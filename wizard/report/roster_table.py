@@ -7,7 +7,7 @@ import bisect
 import itertools
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
@@ -40,7 +40,8 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     # One line per student: a line break or tab inside a (hand-edited) value is a space here.
     rows = [{c: _one_line(row.get(c, "")) for c in SUMMARY_COLUMNS} for row in rows]
     tags = [_tag(row, lang) for row in rows]
-    cells = {c: [_cell(c, row[c], lang) for row in rows] for c in columns}
+    cell, compact_cell = _memo(_cell, lang), _memo(_compact_cell, lang)   # a class repeats its values
+    cells = {c: [cell(c, row[c]) for row in rows] for c in columns}
     lead = ""   # "…" when the start every name shares is left out
 
     def measured() -> dict[str, list[str]]:  # the file column holds the names and their tags
@@ -50,7 +51,7 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     if _table_width(columns, _natural(titles, measured())) > width:
         titles = {c: t(f"roster.header.{c}", lang) for c in columns}
         files, folder = _short_files([row["file"] for row in rows])
-        cells = {c: files if c == "file" else [_compact_cell(c, row[c], lang) for row in rows]
+        cells = {c: files if c == "file" else [compact_cell(c, row[c]) for row in rows]
                  for c in columns}
         if folder:
             # Said once below the table; a folder longer than the line is cut in its middle.
@@ -390,6 +391,8 @@ def _width(text: str) -> int:
 
 def _take(text: str, cells: int) -> str:
     """The start of `text` that fits in `cells`."""
+    if text.isascii():   # one cell a character: most file names, at once
+        return text[:max(cells, 0)]
     kept, used = [], 0
     for ch in text:
         used += _width(ch)
@@ -401,6 +404,20 @@ def _take(text: str, cells: int) -> str:
 
 def _take_end(text: str, cells: int) -> str:
     return _take(text[::-1], cells)[::-1]
+
+
+def _memo(word: Callable[[str, str, str], str], lang: str) -> Callable[[str, str], str]:
+    """`word(column, value, lang)`, each (column, value) worded once: 200 students show a few
+    GPUs, torch builds and verdicts between them."""
+    said: dict[tuple[str, str], str] = {}
+
+    def cached(column: str, value: str) -> str:
+        key = (column, value)
+        if key not in said:
+            said[key] = word(column, value, lang)
+        return said[key]
+
+    return cached
 
 
 def _compact_cell(column: str, value: str, lang: str) -> str:
