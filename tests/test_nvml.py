@@ -200,6 +200,24 @@ def test_real_nvml_on_this_machine_agrees_with_the_loader():
     assert result.note.seconds is not None and result.note.seconds < 8
 
 
+def test_the_child_loads_no_more_than_pynvml_needs(tmp_path):
+    """`check` waits for the NVML child, a second Python: it loads pynvml, json and its own
+    module, not `typing` or `dataclasses` (our record declarations), which cost it milliseconds
+    each on every run."""
+    import subprocess
+    import sys
+
+    from wizard.probe.nvml_job import CHILD_SOURCE, PACKAGE_ROOT
+
+    source = CHILD_SOURCE.replace("sys.exit(main())", "main()\nprint(sorted(sys.modules))")
+    assert source != CHILD_SOURCE
+    out = subprocess.run([sys.executable, "-c", source, PACKAGE_ROOT], capture_output=True, text=True,
+                         timeout=60, cwd=tmp_path)
+    loaded = out.stdout.strip().splitlines()[-1]
+    assert "'wizard.probe.nvml'" in loaded and "'json'" in loaded
+    assert "'typing'" not in loaded and "'dataclasses'" not in loaded, loaded
+
+
 def test_the_child_ignores_modules_in_the_users_folder(tmp_path, monkeypatch):
     """A json.py or re.py where the user runs gpu-wizard must not replace the standard library
     inside the NVML child (`python -c` puts that folder first on the child's path)."""

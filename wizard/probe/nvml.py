@@ -14,9 +14,13 @@ import os
 import re
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any
 
+# Not `from typing import TYPE_CHECKING`: this module is the NVML child's, whose start is what
+# `check` waits for, and pynvml does not load `typing` (~3 ms). Type checkers read this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the child process never builds these: it starts faster without the import
+    from typing import Any
+
     from wizard.probe.model import Gpu, NvidiaInfo
 
 MARKER = "GPU-WIZARD-NVML:"
