@@ -48,7 +48,7 @@ class ContentChecked(Message):
 
 
 # Steps that read the data files (currencies, goals, the catalog): they wait for the check.
-_NEEDS_DATA = frozenset({"budget", "goal", "result", "save"})
+_NEEDS_DATA = frozenset({"need_gpu", "budget", "goal", "result", "save"})  # steps that read content/
 
 
 class ProbeFinished(Message):

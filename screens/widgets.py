@@ -9,6 +9,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.color import Color, ColorParseError
 from textual.containers import ScrollableContainer
 from textual.content import Content
@@ -41,21 +42,23 @@ class KeysFooter(Footer):
     the welcome step, 15-40 ms each on a slow machine, while the first keys are typed.
     """
 
-    _shown: tuple | None = None
+    _shown: tuple | None = None   # what the keys said when they were last built
 
     def _showing(self) -> tuple:
         keys = tuple((binding.key, binding.key_display, binding.description, binding.action,
                       binding.show, binding.group, enabled, tooltip)
                      for _, binding, enabled, tooltip in self.screen.active_bindings.values())
-        return self._bindings_ready, self.show_command_palette, keys
+        return self.show_command_palette, keys
+
+    def compose(self) -> ComposeResult:
+        # Recorded as the keys are built, not when the rebuild was asked for: bindings that
+        # change meanwhile are what a later rebuild compares with.
+        self._shown = self._showing() if self._bindings_ready else None
+        yield from super().compose()
 
     async def recompose(self) -> None:
-        if not self.is_attached:
-            return await super().recompose()
-        showing = self._showing()
-        if showing == self._shown:
+        if self.is_attached and self._bindings_ready and self._showing() == self._shown:
             return
-        self._shown = showing
         await super().recompose()
 
 

@@ -298,20 +298,25 @@ async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_
     finally:
         hung.release()
 
-    waiting = GatedProbes(machine("laptop-4060"))
-    app = make_app("en", probes=waiting.probes(), report_path=tmp_path / "r3.toml")
-    app.CONTENT_CHECK_AFTER_S = 30.0
-    try:
-        async with app.run_test() as pilot:
-            await at_step(pilot, "welcome")
-            await pilot.pause(0.2)
-            assert not app._content_check_started
-            app.goto(STEPS.index("budget"))       # a user faster than the probes
-            assert app._content_check_started
-            await at_step(pilot, "budget")         # opens once the data is read
-            assert not app.state.live.settled("torch")
-    finally:
-        waiting.release()
+    # A user faster than the probes: the first step that reads the data (the CPU-vs-GPU
+    # comparison of need_gpu, the budget's currencies) starts the check and opens when it is
+    # done, instead of reading the data on the event loop (a crash, if a file is damaged).
+    for step in ("need_gpu", "budget"):
+        waiting = GatedProbes(machine("laptop-4060"))
+        app = make_app("en", probes=waiting.probes(), report_path=tmp_path / f"r-{step}.toml")
+        app.CONTENT_CHECK_AFTER_S = 30.0
+        try:
+            async with app.run_test() as pilot:
+                await at_step(pilot, "welcome")
+                waiting.release("system", "hardware", "nvidia")
+                await pilot.pause(0.2)
+                assert not app._content_check_started
+                app.goto(STEPS.index(step))
+                assert app._content_check_started, step
+                await at_step(pilot, step)         # opens once the data is read
+                assert not app.state.live.settled("torch")
+        finally:
+            waiting.release()
 
 
 async def test_first_screen_is_usable_before_any_probe_answers(tmp_path):

@@ -23,7 +23,7 @@ MANIFEST_NAME = "SHA256SUMS"
 
 def _sha256():  # type: ignore[no-untyped-def]
     """The standard library's own SHA-256. `hashlib` starts OpenSSL to offer it, which costs
-    more (~5 ms) than hashing all of content/ (~1 ms) on every run of every command; the
+    more (~5 ms) than hashing all of content/ (1-2 ms) on every run of every command; the
     built-in module is what hashlib falls back to without OpenSSL. Python 3.12 renamed it."""
     try:
         from _sha2 import sha256  # type: ignore[import-not-found]  # 3.12 and later

@@ -240,16 +240,14 @@ def load_torch_advice(lang: str) -> None:
     """Load what a torch result is worded and judged with (its strings, the matrix of builds)
     in the probe's own thread: in the wizard the event loop then only words it, instead of
     stopping ~100 ms to import and parse them the moment torch answers."""
-    from wizard.content import ContentError
-    from wizard.i18n import preload
-
     try:
         from wizard import diagnose_torch, torch_lines  # noqa: F401
+        from wizard.i18n import preload
         from wizard.torch_matrix import load_matrix
 
         preload(lang, "torch", "evidence")
         load_matrix()
-    except (ImportError, ContentError):  # reported by the data check, with the file's name
+    except Exception:  # only loading ahead: the data check reports a damaged file by name
         pass
 
 

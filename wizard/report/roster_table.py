@@ -4,10 +4,11 @@ terminal, every student's file told apart however names are cut, totals and note
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
@@ -40,7 +41,9 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     # One line per student: a line break or tab inside a (hand-edited) value is a space here.
     rows = [{c: _one_line(row.get(c, "")) for c in SUMMARY_COLUMNS} for row in rows]
     tags = [_tag(row, lang) for row in rows]
-    cell, compact_cell = _memo(_cell, lang), _memo(_compact_cell, lang)   # a class repeats its values
+    # Each (column, value) worded once: 200 students show a few GPUs, builds and verdicts.
+    cell = functools.cache(lambda column, value: _cell(column, value, lang))
+    compact_cell = functools.cache(lambda column, value: _compact_cell(column, value, lang))
     cells = {c: [cell(c, row[c]) for row in rows] for c in columns}
     lead = ""   # "…" when the start every name shares is left out
 
@@ -404,20 +407,6 @@ def _take(text: str, cells: int) -> str:
 
 def _take_end(text: str, cells: int) -> str:
     return _take(text[::-1], cells)[::-1]
-
-
-def _memo(word: Callable[[str, str, str], str], lang: str) -> Callable[[str, str], str]:
-    """`word(column, value, lang)`, each (column, value) worded once: 200 students show a few
-    GPUs, torch builds and verdicts between them."""
-    said: dict[tuple[str, str], str] = {}
-
-    def cached(column: str, value: str) -> str:
-        key = (column, value)
-        if key not in said:
-            said[key] = word(column, value, lang)
-        return said[key]
-
-    return cached
 
 
 def _compact_cell(column: str, value: str, lang: str) -> str:
