@@ -260,9 +260,21 @@ class GatedProbes:
         for name in names or tuple(self.gates):
             self.gates[name].event.set()
 
+    def __enter__(self) -> GatedProbes:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()   # no probe thread is left waiting after the test
+
 
 def panel(app) -> CheckPanel:
     return app.screen.query_one("#checks", CheckPanel)
+
+
+def _data_check_app(gated: GatedProbes, report: Path, check_after: float):
+    app = make_app("en", probes=gated.probes(), report_path=report)
+    app.CONTENT_CHECK_AFTER_S = check_after
+    return app
 
 
 async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_path):
@@ -270,10 +282,8 @@ async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_
     turns with the event loop (stalls of 90 ms on 2 cores): it starts once every probe has
     answered, after CONTENT_CHECK_AFTER_S when one hangs, or at once when a step that needs
     the data is asked for first; never with the first screen."""
-    gated = GatedProbes(machine("laptop-4060"))
-    app = make_app("en", probes=gated.probes(), report_path=tmp_path / "r.toml")
-    app.CONTENT_CHECK_AFTER_S = 30.0
-    try:
+    with GatedProbes(machine("laptop-4060")) as gated:
+        app = _data_check_app(gated, tmp_path / "r.toml", 30.0)
         async with app.run_test() as pilot:
             await at_step(pilot, "welcome")
             await pilot.pause(0.3)
@@ -284,28 +294,20 @@ async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_
             assert not app._content_check_started                      # torch is still loading
             gated.release("torch")
             await until(pilot, lambda: app._content_ready, what="the data check")
-    finally:
-        gated.release()
 
-    hung = GatedProbes(machine("laptop-4060"))
-    app = make_app("en", probes=hung.probes(), report_path=tmp_path / "r2.toml")
-    app.CONTENT_CHECK_AFTER_S = 0.2
-    try:
+    with GatedProbes(machine("laptop-4060")) as hung:
+        app = _data_check_app(hung, tmp_path / "r2.toml", 0.2)
         async with app.run_test() as pilot:
             await at_step(pilot, "welcome")
             await until(pilot, lambda: app._content_ready, what="the data check despite a hung probe")
             assert not app.state.live.settled("nvidia")
-    finally:
-        hung.release()
 
     # A user faster than the probes: the first step that reads the data (the CPU-vs-GPU
     # comparison of need_gpu, the budget's currencies) starts the check and opens when it is
     # done, instead of reading the data on the event loop (a crash, if a file is damaged).
     for step in ("need_gpu", "budget"):
-        waiting = GatedProbes(machine("laptop-4060"))
-        app = make_app("en", probes=waiting.probes(), report_path=tmp_path / f"r-{step}.toml")
-        app.CONTENT_CHECK_AFTER_S = 30.0
-        try:
+        with GatedProbes(machine("laptop-4060")) as waiting:
+            app = _data_check_app(waiting, tmp_path / f"r-{step}.toml", 30.0)
             async with app.run_test() as pilot:
                 await at_step(pilot, "welcome")
                 waiting.release("system", "hardware", "nvidia")
@@ -315,8 +317,6 @@ async def test_the_data_check_waits_for_every_probe_or_a_step_that_needs_it(tmp_
                 assert app._content_check_started, step
                 await at_step(pilot, step)         # opens once the data is read
                 assert not app.state.live.settled("torch")
-        finally:
-            waiting.release()
 
 
 async def test_first_screen_is_usable_before_any_probe_answers(tmp_path):
