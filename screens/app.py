@@ -47,8 +47,9 @@ class ContentChecked(Message):
         self.damaged = damaged
 
 
-# Steps that read the data files (currencies, goals, the catalog): they wait for the check.
-_NEEDS_DATA = frozenset({"need_gpu", "budget", "goal", "result", "save"})  # steps that read content/
+# Steps that read the data files (the catalog card need_gpu compares with, currencies, goals):
+# they wait for the check.
+_NEEDS_DATA = frozenset({"need_gpu", "budget", "goal", "result", "save"})
 
 
 class ProbeFinished(Message):
@@ -213,7 +214,6 @@ class WizardApp(App[int]):
         self.set_timer(self.FREE_AFTER_S, free_left_screens)
 
     FREE_AFTER_S = 0.5
-
 
     # ------------------------------------------------------------------ probes ---
 

@@ -143,7 +143,7 @@ def _unlisted(root: Path, listed: dict[str, str]) -> list[Path]:
         rel = os.path.relpath(folder, root).replace(os.sep, "/")
         for name in sorted(names):
             if name.endswith((".toml", ".md")) and (name if rel == "." else f"{rel}/{name}") not in listed:
-                found.append(root.joinpath(os.path.relpath(folder, root), name))
+                found.append(root / rel / name)
     return found
 
 
