@@ -7,6 +7,7 @@ import io
 import os
 import re
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -654,19 +655,109 @@ def test_an_interrupt_while_this_process_reads_ends_the_workers(big_class):
 
 
 @forks
-def test_a_worker_that_dies_costs_time_not_rows(big_class, knowledge, monkeypatch):
+@pytest.mark.parametrize("answered", [0, 5])
+def test_a_worker_that_dies_costs_time_not_rows(big_class, knowledge, monkeypatch, answered):
     alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
-    real = batch.load_chunk
+    real = batch.read_report
     parent = os.getpid()
+    count = []
 
-    def dying(names, knowledge=None, lang="en"):
+    def dying(name):
         if os.getpid() != parent:
-            os._exit(3)   # killed, out of memory, a segfault in a C library
-        return real(names, knowledge, lang)
+            count.append(name)   # the worker's own copy of the list
+            if len(count) > answered:
+                os._exit(3)   # killed, out of memory, a segfault in a C library
+        return real(name)
 
-    monkeypatch.setattr(batch, "load_chunk", dying)
+    monkeypatch.setattr(batch, "read_report", dying)
     assert list(batch.load_all(big_class, knowledge, "en", jobs=3)) == alone
     assert child_pids(parent) == []
+
+
+@forks
+def test_a_worker_that_sends_what_is_not_a_report_is_no_longer_listened_to(big_class, knowledge,
+                                                                          monkeypatch):
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    real = batch.read_report
+    parent = os.getpid()
+    answered = []
+
+    def garbled(name):
+        if os.getpid() != parent:
+            answered.append(name)   # the worker's own copy of the list
+            if len(answered) > 3:   # three true answers, then nonsense
+                return ["not", "a", "table"]
+        return real(name)
+
+    monkeypatch.setattr(batch, "read_report", garbled)
+    assert list(batch.load_all(big_class, knowledge, "en", jobs=2)) == alone
+
+
+def read_here(monkeypatch, delay_here: float, delay_there: float) -> list[str]:
+    """Patch the reading of a file to take `delay_here` s in this process and `delay_there`
+    in a worker; the names this process read."""
+    real = batch.read_report
+    parent = os.getpid()
+    here: list[str] = []
+
+    def timed(name):
+        if os.getpid() == parent:
+            here.append(name)
+            time.sleep(delay_here)
+        else:
+            time.sleep(delay_there)
+        return real(name)
+
+    monkeypatch.setattr(batch, "read_report", timed)
+    return here
+
+
+@forks
+def test_a_slow_worker_leaves_its_files_to_this_process(big_class, knowledge, monkeypatch):
+    """No process waits for a slower one: a worker that the machine slows down answers for
+    few files; this process reads the rest, and the roster is the same."""
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    here = read_here(monkeypatch, 0.0, 0.05)
+    assert list(batch.load_all(big_class, knowledge, "en", jobs=2)) == alone
+    assert len(here) > len(big_class) * 3 // 4
+
+
+@forks
+def test_a_fast_worker_reads_most_files_while_this_process_is_slow(big_class, knowledge,
+                                                                   monkeypatch):
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    here = read_here(monkeypatch, 0.05, 0.0)
+    assert list(batch.load_all(big_class, knowledge, "en", jobs=2)) == alone
+    assert 0 < len(here) < len(big_class) // 4
+    # This process read from the back: the last files, never one in the middle of the run.
+    assert here == big_class[len(big_class) - len(here):][::-1]
+    assert child_pids(os.getpid()) == []
+
+
+@forks
+def test_the_answers_rules_are_read_after_the_workers_start(big_class, knowledge, monkeypatch):
+    """The workers only read files: they do not wait for the rules to be read."""
+    started = []
+    real_worker = batch._Worker
+
+    def counted(*args, **kwargs):
+        started.append(True)
+        return real_worker(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "_Worker", counted)
+    asked = []
+
+    def rules():
+        asked.append(len(started))
+        return knowledge
+
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    assert list(batch.load_all(big_class, lang="en", jobs=3, knowledge_from=rules)) == alone
+    assert asked == [2]
+    asked.clear()
+    started.clear()
+    assert list(batch.load_all(big_class, lang="en", jobs=1, knowledge_from=rules)) == alone
+    assert asked == [0]
 
 
 def test_few_files_or_no_fork_are_read_in_this_process(monkeypatch):

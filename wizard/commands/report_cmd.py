@@ -83,18 +83,21 @@ MAX_PROBLEMS_SHOWN = 40
 
 
 def _summarize(args: argparse.Namespace) -> int:
-    from wizard.i18n import t
     from wizard.report.batch import load_all
+
+    lang = getattr(args, "lang", None) or _locale_lang()
+    # The answers' rules (a roster shows no prices and no advice) are read once the workers
+    # that read files have started: they need none of it.
+    every = list(load_all(args.files, lang=lang, knowledge_from=lambda: _knowledge(answers_only=True)))
+    from wizard.i18n import t
     from wizard.report.roster import place
     from wizard.report.roster_csv import render_csv, wants_bom
     from wizard.report.roster_table import render_table
 
-    lang = getattr(args, "lang", None) or _locale_lang()
-    knowledge = _knowledge(answers_only=True)   # a roster shows no prices and no advice
     rows: list[dict[str, str]] = []
     seen: dict[str, str] = {}   # the reports so far: a file sent twice is one student
     failed = False
-    for loaded in load_all(args.files, knowledge, lang):
+    for loaded in every:
         if loaded.skipped:
             # The student stays on the roster (and in the CSV a TA opens), marked; why goes
             # to stderr.

@@ -2,14 +2,22 @@
 
 Reading a report is mostly TOML parsing, which is pure Python: one process reads about a
 thousand small reports a second. A teacher's folder of hundreds is therefore shared among
-processes, one per core (up to MAX_JOBS), this one included. The others are forked, so each
-starts with everything already imported, reads and checks its contiguous share of the files,
-and sends back through a pipe only the rows and the text that identifies a file sent twice.
+processes, one per core (up to MAX_JOBS), this one included.
+
+The others are forked before anything that checks a report is imported, and only read: each
+parses its own run of the files from the front and sends each file's data through a pipe as
+soon as it has it. Meanwhile this process imports the checker and the answers' rules (tens
+of milliseconds a worker would otherwise wait for), then checks every report and builds its
+row: the workers' as they arrive, and its own, read from the back of whichever run has the
+most files left, until every file has been read by one side or the other. So no process waits
+for a slower one: a worker that a busy machine slows down (or that dies) leaves more files to
+this process, never a gap. Checking is about a fifth of reading, so beyond a few workers this
+process is the one that limits (MAX_JOBS).
+
 Plain os.fork and pickle, not multiprocessing: its import and pool cost about 40 ms here, a
-third of the work a second core takes over. A worker that fails is not trusted: its share is
-read here instead. Where forking is not the safe way to start a process (macOS, Windows, a
-process that runs threads) or for a few files, every file is read here, one after another: the
-answer is the same either way.
+third of the work a second core takes over. Where forking is not the safe way to start a
+process (macOS, Windows, a process that runs threads) or for a few files, every file is read
+here, one after another: the answer is the same either way.
 """
 
 from __future__ import annotations
@@ -19,27 +27,20 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
-# At the top, not in load_one: forked workers start with them imported.
-from wizard.i18n import t
+# What a worker needs, at the top: it starts with them imported. What checks a report is
+# imported by the first check, in this process only.
 from wizard.report.errors import ReportError
 from wizard.report.reading import read_report
-from wizard.report.roster import row_of, unusable_row
-from wizard.report.validate import validate_report
 
 PARALLEL_FROM = 48   # fewer files than this: starting the workers costs more than it saves
 CHUNK = 24           # at least this many files for each process
-# Files fewer than a worker this process reads itself: the time it then spends putting the
-# roster together and drawing it, while the workers are done (about 25 ms here).
-OWN_SHARE_LESS = 24
-MAX_JOBS = 8
+MAX_JOBS = 4         # more workers would wait for this process's checking
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(NamedTuple):
     """One file as the roster shows it."""
 
     name: str
@@ -53,7 +54,23 @@ def load_one(name: str, knowledge: Any = None, lang: str = "en") -> Loaded:
     try:
         data = read_report(name)
     except ReportError as exc:
-        return Loaded(name, unusable_row(name, "unreadable"), skipped=exc.detail(lang))
+        return unreadable(name, exc.detail(lang))
+    return judged(name, data, knowledge, lang)
+
+
+def unreadable(name: str, why: str) -> Loaded:
+    """The row of a file that is not a report at all (`why`: in the reader's language)."""
+    from wizard.report.roster import unusable_row
+
+    return Loaded(name, unusable_row(name, "unreadable"), skipped=why)
+
+
+def judged(name: str, data: dict[str, Any], knowledge: Any = None, lang: str = "en") -> Loaded:
+    """A file's data, read, checked against the format and turned into its row."""
+    from wizard.i18n import t
+    from wizard.report.roster import row_of, unusable_row
+    from wizard.report.validate import validate_report
+
     problems = validate_report(data, knowledge)
     if problems:
         # The student stays on the roster, with what the file can show.
@@ -75,38 +92,70 @@ def default_jobs(count: int) -> int:
 
 
 def load_all(names: Sequence[str], knowledge: Any = None, lang: str = "en",
-             jobs: int | None = None) -> Iterator[Loaded]:
+             jobs: int | None = None, *,
+             knowledge_from: Callable[[], Any] | None = None) -> Iterator[Loaded]:
     """Every file's Loaded, in the order of `names`. `jobs`: processes to use, this one
-    included (default: see default_jobs); 1 reads them all here."""
+    included (default: see default_jobs); 1 reads them all here. `knowledge_from`, instead of
+    `knowledge`: how to get it, called once the workers have started."""
     jobs = default_jobs(len(names)) if jobs is None else jobs
     if jobs <= 1 or len(names) < jobs:
+        if knowledge_from is not None:
+            knowledge = knowledge_from()
         yield from load_chunk(names, knowledge, lang)
         return
-    size = -(-(len(names) + OWN_SHARE_LESS) // jobs)
-    theirs = [names[i:i + size] for i in range(0, min(size * (jobs - 1), len(names)), size)]
-    mine = names[size * len(theirs):]
+    loaded: list[Loaded | None] = [None] * len(names)
+    size = -(-len(names) // (jobs - 1))
     workers: list[_Worker] = []
     try:
-        for share in theirs:
-            workers.append(_Worker(share, knowledge, lang))
-        ours = load_chunk(mine, knowledge, lang)   # while the workers read theirs
-        for worker in workers:
-            yield from worker.answer()
-        yield from ours
+        for start in range(0, len(names), size):
+            workers.append(_Worker(names, start, min(start + size, len(names)), lang))
+        if knowledge_from is not None:
+            knowledge = knowledge_from()
+        _read_with(workers, names, loaded, knowledge, lang)
     finally:
-        for worker in workers:   # an interrupt, a closed pipe, an error: none outlives the roster
+        for worker in workers:   # an interrupt, an error, or done: none outlives the roster
             worker.end()
+    for item in loaded:
+        assert item is not None   # every run was read to its end, by a worker or here
+        yield item
+
+
+def _read_with(workers: list[_Worker], names: Sequence[str], loaded: list[Loaded | None],
+               knowledge: Any, lang: str) -> None:
+    """Check the workers' files as they come, and read from the back of the run with the
+    most files left, until every run is read."""
+    while True:
+        for worker in workers:
+            for position, data, why in worker.collect():
+                name = names[position]
+                loaded[position] = unreadable(name, why) if data is None else \
+                    judged(name, data, knowledge, lang)
+        left = [worker for worker in workers if worker.done < worker.stop]
+        if not left:
+            return
+        behind = max(left, key=lambda worker: worker.stop - worker.done)
+        behind.stop -= 1   # from here on, this process reads that run
+        loaded[behind.stop] = load_one(names[behind.stop], knowledge, lang)
 
 
 def load_chunk(names: Sequence[str], knowledge: Any = None, lang: str = "en") -> list[Loaded]:
     return [load_one(name, knowledge, lang) for name in names]
 
 
-class _Worker:
-    """A forked process reading `share`, its answer pickled into a pipe."""
+_LENGTH = 4   # each file goes through the pipe as its pickle's length, then the pickle
 
-    def __init__(self, share: Sequence[str], knowledge: Any, lang: str) -> None:
-        self.share, self.knowledge, self.lang = share, knowledge, lang
+
+class _Worker:
+    """A forked process reading names[start:end] from the front, each file's data (or why it
+    cannot be read) sent through a pipe as soon as it is read.
+
+    `done`: the files it has answered for run up to here; `stop`: the files from here to the
+    run's end are read by the parent. A worker that dies or sends what is not a file's data
+    is no longer listened to: `done` stays where it was, and the parent reads the rest."""
+
+    def __init__(self, names: Sequence[str], start: int, end: int, lang: str) -> None:
+        self.done, self.stop = start, end
+        self.buffer = bytearray()
         read_end, write_end = os.pipe()
         self.pid: int | None = os.fork()
         if self.pid == 0:
@@ -114,45 +163,81 @@ class _Worker:
             try:
                 os.close(read_end)
                 _worker_signals()
-                answer = pickle.dumps(load_chunk(share, knowledge, lang), pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as pipe:
-                    pipe.write(answer)
+                for name in names[start:end]:
+                    answer = pickle.dumps(_read_one(name, lang), pickle.HIGHEST_PROTOCOL)
+                    _write_all(write_end, len(answer).to_bytes(_LENGTH, "little") + answer)
+                status = 0
+            except BrokenPipeError:   # the parent has every file it needs
                 status = 0
             finally:
                 os._exit(status)   # no atexit, no flushing of buffers that are the parent's
         os.close(write_end)
+        os.set_blocking(read_end, False)
         self.pipe: int | None = read_end
 
-    def answer(self) -> list[Loaded]:
-        """Its rows; its share read here instead when it failed or answered nonsense."""
-        assert self.pipe is not None and self.pid is not None
-        with os.fdopen(self.pipe, "rb") as pipe:
-            self.pipe = None
-            data = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = None
-        if status == 0:
+    def collect(self) -> list[tuple[int, dict[str, Any] | None, str]]:
+        """(position, data, why) of each file it has sent since last asked, without waiting
+        for more; data is None for a file that cannot be read, and `why` says why."""
+        if self.pipe is None:
+            return []
+        try:
+            while chunk := os.read(self.pipe, 1 << 16):
+                self.buffer += chunk
+            self._close()   # the end of the pipe: it has finished or died
+        except BlockingIOError:
+            pass
+        answers = []
+        while len(self.buffer) >= _LENGTH:
+            size = int.from_bytes(self.buffer[:_LENGTH], "little")
+            if len(self.buffer) < _LENGTH + size:
+                break
+            frame = bytes(self.buffer[_LENGTH:_LENGTH + size])
+            del self.buffer[:_LENGTH + size]
             try:
-                loaded = pickle.loads(data)
-            except Exception:  # cut short: read the share here
-                loaded = None
-            if isinstance(loaded, list) and len(loaded) == len(self.share) and \
-                    all(isinstance(item, Loaded) for item in loaded):
-                return loaded
-        return load_chunk(self.share, self.knowledge, self.lang)
+                data, why = pickle.loads(frame)
+            except Exception:  # cut short or garbled: the parent reads the rest
+                data, why = None, None
+            if not (isinstance(data, dict) or isinstance(why, str)):
+                self._close()
+                self.buffer.clear()
+                break
+            if self.done < self.stop:   # a file the parent has not taken over
+                answers.append((self.done, data, why or ""))
+            self.done += 1
+        return answers
 
-    def end(self) -> None:
-        """Stop it, unless its answer was collected (its pid and pipe are no longer its own)."""
+    def _close(self) -> None:
         if self.pipe is not None:
             os.close(self.pipe)
             self.pipe = None
+
+    def end(self) -> None:
+        """Stop it, if it still runs, and reap it."""
+        self._close()
         if self.pid is not None:
             try:
                 os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
                 os.waitpid(self.pid, 0)
             except OSError:
                 pass
             self.pid = None
+
+
+def _read_one(name: str, lang: str) -> tuple[dict[str, Any] | None, str | None]:
+    """In a worker: a file's data, or why it cannot be read."""
+    try:
+        return read_report(name), None
+    except ReportError as exc:
+        return None, exc.detail(lang)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _worker_signals() -> None:

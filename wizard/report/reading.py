@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from wizard.report.errors import ReportInvalidError, ReportReadError
-from wizard.report.validate import validate_report
 from wizard.textout import clean_strings, strip_controls
 
 MAX_REPORT_BYTES = 1_000_000
@@ -158,6 +157,8 @@ def read_report(path: Path | str) -> dict[str, Any]:
 
 def load_report(path: Path | str, knowledge: Any = None) -> dict[str, Any]:
     """A report that passed validate_report; ReportReadError / ReportInvalidError otherwise."""
+    from wizard.report.validate import validate_report  # not for a roster worker that only reads
+
     data = read_report(path)
     problems = validate_report(data, knowledge)
     if problems:

@@ -384,9 +384,13 @@ def _other_cuts(base: str, room: int, mark: str, lead: str):
 
 
 def _width(text: str) -> int:
-    """cell_width, at once for ASCII (one cell a character): a roster measures every cell often."""
-    if text.isascii():
-        return len(text)
+    """cell_width, at once for ASCII (one cell a character): a roster measures every cell often
+    while it fits the columns (thousands of times for 200 rows)."""
+    return len(text) if text.isascii() else _wide_width(text)
+
+
+@functools.cache
+def _wide_width(text: str) -> int:
     from wizard.textout import cell_width
 
     return cell_width(text)
