@@ -177,3 +177,28 @@ def test_lang_c_terminal_gets_ascii_marks_and_a_pipe_keeps_the_text():
     assert not any(ch in shown for ch in "✓⚠✗—•")
     piped = run_cli("check", "--machine", machine, env={"LANG": "C", "LC_ALL": ""})
     assert "—" in piped.stdout  # redirected to a file: the text as written, not asciified
+
+
+@pytest.mark.parametrize(("machine", "loaded"), [("rtx4090-cu128-healthy.toml", False), ("vm-no-gpu.toml", False),
+                                                  ("amd-rx6700xt-rocm-gfx1031.toml", True),
+                                                  ("intel-arc-a770-cpu-torch.toml", True)])
+def test_check_reads_the_amd_and_intel_tables_only_for_such_a_gpu(machine, loaded, tmp_path):
+    """Most machines have neither; loading the tables costs `check --no-torch` ~5 ms for
+    nothing. (Without torch: its diagnosis reads them for any GPU.)"""
+    import subprocess
+    import tomllib
+
+    import tomli_w
+
+    with (MACHINES / machine).open("rb") as fh:
+        data = tomllib.load(fh)
+    data["machine"].pop("torch", None)
+    file = tmp_path / machine
+    file.write_text(tomli_w.dumps(data), encoding="utf-8")
+    code = ("import sys\nfrom wizard.cli import main\nstatus = main(['check', '--json', '--machine', sys.argv[1]])\n"
+            "print(status, 'wizard.vendor_gpus' in sys.modules, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, str(file)], capture_output=True, text=True, timeout=60)
+    status, seen = done.stderr.strip().splitlines()[-1].split()
+    assert status in ("0", "1") and seen == str(loaded), done.stderr
+    findings = {f["id"] for f in json.loads(done.stdout)["findings"]}
+    assert any(f.startswith(("amd-", "intel-")) for f in findings) == loaded

@@ -128,13 +128,13 @@ def test_localizing_keeps_a_recorded_explanation_that_quotes_its_run():
 @pytest.mark.parametrize("system, module_name", [("Windows", "windows"), ("Darwin", "macos")])
 def test_hardware_probe_uses_the_os_tools_off_linux(monkeypatch, system, module_name):
     import importlib
-    import platform
 
     from wizard.probe import gather
+    from wizard.probe import system as system_facts
 
     module = importlib.import_module(f"wizard.probe.{module_name}")
     gpu = Gpu(vendor="nvidia", name="NVIDIA GeForce RTX 4060 Laptop GPU", source="wmi")
-    monkeypatch.setattr(platform, "system", lambda: system)
+    monkeypatch.setattr(system_facts, "os_name", lambda: system)
     monkeypatch.setattr(module, "probe_gpus", lambda timeout: ((gpu,), ProbeNote(f"{module_name}-gpus", "ok")))
     monkeypatch.setattr(module, "probe_chassis",
                         lambda timeout: ("laptop", ("chassis type 10",), ProbeNote(f"{module_name}-chassis", "ok")))

@@ -56,7 +56,45 @@ def test_the_command_ends_without_the_collectors_last_walk(monkeypatch, capsys):
     import wizard.cli as cli
 
     frozen: list[bool] = []
+    ended: list[int] = []
     monkeypatch.setattr(cli.gc, "freeze", lambda: frozen.append(True))
-    assert cli.main(["report", "show", "/no/such/report.toml"]) == 2 and frozen == []
+    monkeypatch.setattr(cli, "end_now", ended.append)
+    assert cli.main(["report", "show", "/no/such/report.toml"]) == 2 and frozen == [] and ended == []
     assert cli.run(["report", "show", "/no/such/report.toml"]) == 2 and frozen == [True]
     assert "/no/such/report.toml" in capsys.readouterr().err
+    # A command ends the process at once; the wizard (its screen library) does not.
+    assert ended == [2]
+    monkeypatch.setattr("wizard.commands.wizard_main.run", lambda args: 0)
+    assert cli.run([]) == 0 and ended == [2]
+
+
+def test_a_command_ends_with_its_atexit_work_done_and_its_output_out(tmp_path):
+    """end_now skips Python's teardown, not what must happen: the atexit handlers (children
+    ended, temporary folders removed), then every byte printed, then the status."""
+    script = (
+        "import atexit, sys\n"
+        "from wizard.cli import end_now\n"
+        "atexit.register(lambda: print('the atexit handler ran'))\n"
+        "sys.stdout.write('printed before; ')\n"
+        "sys.stderr.write('and to stderr')\n"
+        "end_now(3)\n"
+        "print('never reached')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == \
+        (3, "printed before; the atexit handler ran\n", "and to stderr")
+
+
+def test_a_command_whose_reader_went_away_ends_quietly(tmp_path):
+    """`gpu-wizard check | head -1`: the pipe closes before the output is flushed."""
+    script = (
+        "import os, sys\n"
+        "from wizard.cli import end_now\n"
+        "sys.stdout.write('x' * 100)\n"
+        "os.close(1)\n"
+        "end_now(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")

@@ -8,15 +8,9 @@ from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.i18n import has, t
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import gb_text
-from wizard.vendor_gpus import (
-    OVERRIDE_TARGET,
-    amd_gfx,
-    amd_is_apu,
-    intel_xpu_capable,
-    override_for,
-    rocm_gpus,
-    rocm_targets,
-)
+
+# wizard.vendor_gpus (the AMD and Intel tables) loads only for a machine with such a GPU: most
+# have none, and `check` would read the tables for nothing.
 
 LOW_VRAM_GB = 4.0
 # NVML reasons that mean "we could not find out", not "this is broken".
@@ -80,16 +74,21 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
                 and gpu.vendor != "apple":
             found.append(_finding("gpu-low-vram", "warning", lang, name=gpu.name, vram=_gb(gpu.vram_gb, lang)))
 
-    amd = rocm_gpus(machine)
-    if amd:
-        found.append(_amd_finding(machine, amd, lang))
-    igpus = [g for g in machine.gpus if g.vendor == "amd" and amd_is_apu(g)]
-    if igpus and any(g.vendor == "amd" and not amd_is_apu(g) for g in machine.gpus) and machine.os == "Linux":
-        # ROCm counts the processor's graphics as a GPU too, often as device 0, where programs crash.
-        found.append(_finding("amd-igpu-beside-card", "info", lang, igpu=igpus[0].name, gpu=amd[0].name))
-    intel = [g for g in machine.gpus if intel_xpu_capable(g)]
-    if intel:
-        found.append(_finding("intel-xpu-gpu", "info", lang, name=intel[0].name))
+    amd: list[Gpu] = []
+    intel: list[Gpu] = []
+    if any(g.vendor in ("amd", "intel") for g in machine.gpus):
+        from wizard.vendor_gpus import amd_is_apu, intel_xpu_capable, rocm_gpus
+
+        amd = rocm_gpus(machine)
+        if amd:
+            found.append(_amd_finding(machine, amd, lang))
+        igpus = [g for g in machine.gpus if g.vendor == "amd" and amd_is_apu(g)]
+        if igpus and any(g.vendor == "amd" and not amd_is_apu(g) for g in machine.gpus) and machine.os == "Linux":
+            # ROCm counts the processor's graphics as a GPU too, often as device 0, where programs crash.
+            found.append(_finding("amd-igpu-beside-card", "info", lang, igpu=igpus[0].name, gpu=amd[0].name))
+        intel = [g for g in machine.gpus if intel_xpu_capable(g)]
+        if intel:
+            found.append(_finding("intel-xpu-gpu", "info", lang, name=intel[0].name))
     apple = [g for g in machine.gpus if g.vendor == "apple"]
     if apple:
         found.append(_finding("apple-silicon", "info", lang, name=apple[0].name, ram=_gb(machine.ram_gb, lang)))
@@ -101,6 +100,8 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
 
 def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
     """What PyTorch can do with this AMD GPU, on this OS."""
+    from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, override_for, rocm_targets
+
     gpu = amd[0]
     gfx = amd_gfx(gpu)
     name = f"{gpu.name} ({gfx})" if gfx else gpu.name
@@ -123,6 +124,8 @@ def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
 def _counts_as_compute(gpu: Gpu) -> bool:
     """Integrated graphics and unknown display adapters are not training hardware."""
     if gpu.vendor == "amd":
+        from wizard.vendor_gpus import amd_is_apu
+
         # APUs report a small carve-out as VRAM; a discrete card has its own memory.
         return not amd_is_apu(gpu) and (gpu.vram_gb is None or gpu.vram_gb >= 1)
     return gpu.vendor == "nvidia"

@@ -9,7 +9,6 @@ torch probes, all at once, for the wizard and the commands alike.
 from __future__ import annotations
 
 import os
-import platform
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -70,8 +69,10 @@ def _last_line(text: str) -> str:
 
 def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
     """GPUs seen without NVML (PCI / WMI / system_profiler) and the chassis, for this OS."""
+    from wizard.probe.system import os_name
+
     start = time.monotonic()
-    system = platform.system()
+    system = os_name()
     if system in ("Windows", "Darwin"):
         if system == "Windows":
             from wizard.probe.windows import probe_chassis, probe_gpus

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 import getpass
 import os
-import platform
 import re
+import socket
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,7 +46,8 @@ _SERIAL = re.compile(r"(?i)\b(serial(?:[ _]?(?:number|no))?\s*[:=#]\s*)[^\s,;)]+
 def local_identifiers() -> list[str]:
     """This computer's host and user names, which may appear in probe messages."""
     names = []
-    for get in (platform.node, getpass.getuser):
+    # socket.gethostname is what platform.node() reads on every OS, without loading platform.
+    for get in (socket.gethostname, getpass.getuser):
         try:
             names.append(get())
         except Exception:  # getuser raises when there is no user name at all (containers)
