@@ -12,8 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 if TYPE_CHECKING:
     from wizard.advise import Recommendation
@@ -27,8 +26,7 @@ if TYPE_CHECKING:
 TorchChooser = Callable[["Machine", str], Optional["TorchChoice"]]
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     machine: Machine
     findings: tuple[Finding, ...]
     recommendation: Recommendation | None   # None without answers (`check`)

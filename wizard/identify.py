@@ -30,7 +30,7 @@ def name_gpus(gpus: tuple[Gpu, ...]) -> tuple[Gpu, ...]:
 def name_hardware(result: HardwareResult) -> HardwareResult:
     """The hardware probe's result with its GPUs named, for screens that show them before the
     whole machine is assembled."""
-    return replace(result, gpus=name_gpus(result.gpus))
+    return result._replace(gpus=name_gpus(result.gpus))
 
 
 def _named(gpu: Gpu) -> Gpu:

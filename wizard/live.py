@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 if TYPE_CHECKING:
     from wizard.probe.gather import HardwareResult, NvidiaResult
@@ -32,8 +32,7 @@ QUICK = PROBES[:3]   # what answers in a second; torch can take a minute
 TorchResult = tuple  # (TorchInfo, Benchmark | None, ProbeNote)
 
 
-@dataclass(frozen=True)
-class Probes:
+class Probes(NamedTuple):
     """The probes the wizard starts at launch; tests and demos pass their own.
 
     Each is called once, in its own thread, and may be slow; `torch` may be None to skip it.

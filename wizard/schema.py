@@ -27,8 +27,7 @@ import math
 import re
 import sys
 import typing
-from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any, Callable, NamedTuple, Union
 
 # No machine has more GPUs, probes or warnings than this, and no report more findings; a file
 # with thousands is not one we wrote, and every reader would have to draw them all.
@@ -70,8 +69,7 @@ def rule(*, choices: tuple[str, ...] | None = None, pattern: str | None = None,
             if value is not None and (value is not False or name == "read")}
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One broken rule: the key path (keys and list positions) and the reason."""
 
     path: tuple[Any, ...]
@@ -118,8 +116,7 @@ def _number(value: float) -> str:
     return str(value) if isinstance(value, int) else f"{value:g}"
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(NamedTuple):
     """How a kind of file is read: its policies, and how its problems are worded."""
 
     name: str
@@ -196,8 +193,7 @@ def check_record(cls: type, data: Any, profile: Profile, path: tuple[Any, ...] =
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
     """One field as the reader walks it, worked out once per record class."""
 
     name: str

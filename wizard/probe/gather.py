@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from wizard.background import Background
 from wizard.probe import nvml
@@ -26,16 +26,14 @@ if TYPE_CHECKING:
 PLATFORM_TIMEOUT = 8.0
 
 
-@dataclass(frozen=True)
-class NvidiaResult:
+class NvidiaResult(NamedTuple):
     info: NvidiaInfo
     gpus: tuple[Gpu, ...]
     note: ProbeNote
     detail: str = ""
 
 
-@dataclass(frozen=True)
-class HardwareResult:
+class HardwareResult(NamedTuple):
     gpus: tuple[Gpu, ...]
     chassis: str
     evidence: tuple[str, ...]

@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 import socket
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import psutil
 
 GB = 1024**3
 
 
-@dataclass(frozen=True)
-class SystemFacts:
+class SystemFacts(NamedTuple):
     os: str
     os_version: str
     arch: str
