@@ -98,3 +98,20 @@ def test_a_command_whose_reader_went_away_ends_quietly(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           cwd=tmp_path, timeout=60)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_command_whose_output_could_not_be_written_says_so():
+    """`gpu-wizard report summarize --csv … > roster.csv` on a full disk: the file is cut short,
+    so the exit is not 0 and one line says why (120, as Python's own exit would)."""
+    script = (
+        "import io, sys\n"
+        "from wizard.cli import end_now\n"
+        "class Full(io.StringIO):\n"
+        "    def flush(self):\n"
+        "        raise OSError(28, 'No space left on device')\n"
+        "sys.stdout = Full()\n"
+        "end_now(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 120
+    assert done.stderr == "gpu-wizard: could not write the output: No space left on device\n"

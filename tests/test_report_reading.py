@@ -107,3 +107,20 @@ def test_an_escaped_control_character_is_replaced(tmp_path):
     headline = read_toml(path)["headline"]
     assert "\x1b" not in headline and "\x07" not in headline and "\u202e" not in headline
     assert headline.startswith("ok") and "pwned" in headline
+
+
+def test_probe_results_are_mended_through_named_tuples_and_records():
+    """A host name under LANG=C arrives as lone surrogates; the probes' results are named
+    tuples holding records, and every string in them is made valid and shown safely."""
+    from wizard.probe.model import ProbeNote
+    from wizard.probe.system import SystemFacts
+    from wizard.textout import valid_unicode
+
+    facts = SystemFacts("Linux", "Debian", "x86_64", "3.11.7", "CPU \udcff", 2, 2, 8.0, 10.0,
+                        "host\udce9\x1b[2J")
+    mended = valid_unicode(facts)
+    assert type(mended) is SystemFacts and mended.cpu_model == "CPU \ufffd"
+    mended.hostname.encode("utf-8")
+    cleaned = clean_strings((facts, ProbeNote("pci", "ok", detail="a\u202eb")))
+    assert type(cleaned[0]) is SystemFacts and "\x1b" not in cleaned[0].hostname
+    assert type(cleaned[1]) is ProbeNote and "\u202e" not in cleaned[1].detail

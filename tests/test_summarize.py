@@ -6,6 +6,7 @@ import dataclasses
 import io
 import os
 import re
+import signal
 import sys
 import time
 import tomllib
@@ -758,6 +759,31 @@ def test_the_answers_rules_are_read_after_the_workers_start(big_class, knowledge
     started.clear()
     assert list(batch.load_all(big_class, lang="en", jobs=1, knowledge_from=rules)) == alone
     assert asked == [0]
+
+
+@forks
+@pytest.mark.parametrize("started", [0, 1])
+def test_a_system_that_cannot_start_more_processes_costs_time_not_rows(big_class, knowledge,
+                                                                     monkeypatch, started):
+    """fork() refused (a process limit, no memory): the runs without a worker are read here,
+    no pipe is left open, and Ctrl+C is held while a worker starts, never lost."""
+    alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
+    real_fork = os.fork
+    masks = []
+
+    def refusing():
+        masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        if len(masks) > started:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_fork()
+
+    open_before = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(batch.os, "fork", refusing)
+    assert list(batch.load_all(big_class, knowledge, "en", jobs=4)) == alone
+    assert len(masks) == started + 1 and all(signal.SIGINT in mask for mask in masks)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    assert set(os.listdir("/proc/self/fd")) == open_before
+    assert child_pids(os.getpid()) == []
 
 
 def test_few_files_or_no_fork_are_read_in_this_process(monkeypatch):

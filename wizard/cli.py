@@ -147,10 +147,20 @@ def end_now(status: int) -> None:
 
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:   # pythonw: no console
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):   # a reader that went away (`| head`), a closed stream
+        except (BrokenPipeError, ValueError):   # a reader that went away (`| head`), a closed stream
             pass
+        except OSError as exc:
+            # A full disk under `> roster.csv`: the file is incomplete, and saying so is the
+            # one thing left to do. 120: what Python's own exit returns for the same failure.
+            try:
+                os.write(2, f"gpu-wizard: could not write the output: {exc.strerror or exc}\n".encode())
+            except OSError:
+                pass
+            status = 120
     os._exit(status)
 
 

@@ -200,6 +200,8 @@ def valid_unicode(obj: Any) -> Any:
         return _replace_fields(obj, valid_unicode)
     if isinstance(obj, dict):
         return {valid_unicode(k): valid_unicode(v) for k, v in obj.items()}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+        return type(obj)(*(valid_unicode(v) for v in obj))
     if isinstance(obj, (list, tuple)):
         return type(obj)(valid_unicode(v) for v in obj)
     return obj

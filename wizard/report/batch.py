@@ -105,10 +105,14 @@ def load_all(names: Sequence[str], knowledge: Any = None, lang: str = "en",
         return
     loaded: list[Loaded | None] = [None] * len(names)
     size = -(-len(names) // (jobs - 1))
-    workers: list[_Worker] = []
+    # Each run is listed before its worker is forked, so that whatever happens next (Ctrl+C,
+    # an error) the finally below ends every process started. A run whose worker cannot start
+    # (too many processes, no memory) is read here like any other.
+    workers = [_Worker(start, min(start + size, len(names))) for start in range(0, len(names), size)]
     try:
-        for start in range(0, len(names), size):
-            workers.append(_Worker(names, start, min(start + size, len(names)), lang))
+        for position, worker in enumerate(workers):
+            if not worker.start(names, lang, workers[:position]):
+                break
         if knowledge_from is not None:
             knowledge = knowledge_from()
         _read_with(workers, names, loaded, knowledge, lang)
@@ -153,27 +157,38 @@ class _Worker:
     run's end are read by the parent. A worker that dies or sends what is not a file's data
     is no longer listened to: `done` stays where it was, and the parent reads the rest."""
 
-    def __init__(self, names: Sequence[str], start: int, end: int, lang: str) -> None:
+    def __init__(self, start: int, end: int) -> None:
         self.done, self.stop = start, end
         self.buffer = bytearray()
-        read_end, write_end = os.pipe()
-        self.pid: int | None = os.fork()
-        if self.pid == 0:
-            status = 1
-            try:
-                os.close(read_end)
-                _worker_signals()
-                for name in names[start:end]:
-                    answer = pickle.dumps(_read_one(name, lang), pickle.HIGHEST_PROTOCOL)
-                    _write_all(write_end, len(answer).to_bytes(_LENGTH, "little") + answer)
-                status = 0
-            except BrokenPipeError:   # the parent has every file it needs
-                status = 0
-            finally:
-                os._exit(status)   # no atexit, no flushing of buffers that are the parent's
+        self.pid: int | None = None    # not started: the parent reads the whole run
+        self.pipe: int | None = None
+
+    def start(self, names: Sequence[str], lang: str, earlier: list[_Worker]) -> bool:
+        """Fork it; False when the system cannot (the parent then reads its run)."""
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return False
+        # Ctrl+C between the fork and the child's own handlers would run the parent's (an
+        # "interrupted" message, the parent's cleanup) in the child: held until both are ready.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                # The earlier workers' pipes are the parent's to close, not this one's.
+                _work(names[self.done:self.stop], lang, write_end,
+                      [read_end, *(other.pipe for other in earlier if other.pipe is not None)], held)
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return False
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        self.pid = pid
         os.close(write_end)
         os.set_blocking(read_end, False)
-        self.pipe: int | None = read_end
+        self.pipe = read_end
+        return True
 
     def collect(self) -> list[tuple[int, dict[str, Any] | None, str]]:
         """(position, data, why) of each file it has sent since last asked, without waiting
@@ -224,6 +239,28 @@ class _Worker:
             except OSError:
                 pass
             self.pid = None
+
+
+_HELD = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+
+
+def _work(names: Sequence[str], lang: str, pipe: int, not_ours: list[int], held: Any) -> None:
+    """A worker's life, in the forked child: each file read and sent, then the process ends.
+    Never returns, whatever happens: the parent's code must not go on running here."""
+    status = 1
+    try:
+        for fd in not_ours:
+            os.close(fd)
+        _worker_signals()
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        for name in names:
+            answer = pickle.dumps(_read_one(name, lang), pickle.HIGHEST_PROTOCOL)
+            _write_all(pipe, len(answer).to_bytes(_LENGTH, "little") + answer)
+        status = 0
+    except BrokenPipeError:   # the parent has every file it needs
+        status = 0
+    finally:
+        os._exit(status)   # no atexit, no flushing of buffers that are the parent's
 
 
 def _read_one(name: str, lang: str) -> tuple[dict[str, Any] | None, str | None]:

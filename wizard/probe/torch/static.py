@@ -11,7 +11,6 @@ import ast
 import csv
 import json
 import os
-import platform
 import re
 import sys
 from dataclasses import dataclass, replace
@@ -284,7 +283,17 @@ def facts_from_path(path_entries: list[str], python_version: str | None,
 
 
 def _apple_silicon(python_arch: str | None) -> bool:
-    return sys.platform == "darwin" and (python_arch or platform.machine()) == "arm64"
+    return sys.platform == "darwin" and (python_arch or _machine()) == "arm64"
+
+
+def _machine() -> str:
+    """platform.machine() without the platform module (a dozen regular expressions to load) where
+    os.uname() says the same."""
+    if hasattr(os, "uname"):
+        return os.uname().machine
+    import platform  # Windows
+
+    return platform.machine()
 
 
 def _facts_without_record(folder: str, python_version: str | None, python_arch: str | None) -> StaticFacts:
@@ -336,7 +345,8 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
         # What `python` typed here would see: this folder first, then the interpreter's path
         # (our own sys.path[0] is where gpu-wizard was started from, not the user's folder).
         entries = extra + [here] + [p for p in sys.path[1:] if p]
-        facts = facts_from_path([e for e in entries if e], platform.python_version(), platform.machine(), sizes)
+        version = ".".join(map(str, sys.version_info[:3]))   # as _PATH_QUERY's child says it
+        facts = facts_from_path([e for e in entries if e], version, _machine(), sizes)
         return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
     assert python is not None  # None is the running interpreter, answered above
     result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=python_child_env(extra), cwd=neutral_cwd(),
