@@ -68,50 +68,40 @@ def test_the_command_ends_without_the_collectors_last_walk(monkeypatch, capsys):
     assert cli.run([]) == 0 and ended == [2]
 
 
+def ended_now(lines: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """A Python that runs `lines` (after importing sys and end_now), from an empty folder."""
+    script = "import sys\nfrom wizard.cli import end_now\n" + lines
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+
+
 def test_a_command_ends_with_its_atexit_work_done_and_its_output_out(tmp_path):
     """end_now skips Python's teardown, not what must happen: the atexit handlers (children
     ended, temporary folders removed), then every byte printed, then the status."""
-    script = (
-        "import atexit, sys\n"
-        "from wizard.cli import end_now\n"
-        "atexit.register(lambda: print('the atexit handler ran'))\n"
-        "sys.stdout.write('printed before; ')\n"
-        "sys.stderr.write('and to stderr')\n"
-        "end_now(3)\n"
-        "print('never reached')\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=60)
+    done = ended_now("import atexit\n"
+                     "atexit.register(lambda: print('the atexit handler ran'))\n"
+                     "sys.stdout.write('printed before; ')\n"
+                     "sys.stderr.write('and to stderr')\n"
+                     "end_now(3)\n"
+                     "print('never reached')\n", tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == \
         (3, "printed before; the atexit handler ran\n", "and to stderr")
 
 
 def test_a_command_whose_reader_went_away_ends_quietly(tmp_path):
     """`gpu-wizard check | head -1`: the pipe closes before the output is flushed."""
-    script = (
-        "import os, sys\n"
-        "from wizard.cli import end_now\n"
-        "sys.stdout.write('x' * 100)\n"
-        "os.close(1)\n"
-        "end_now(0)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=60)
+    done = ended_now("import os\nsys.stdout.write('x' * 100)\nos.close(1)\nend_now(0)\n", tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
 
 
-def test_a_command_whose_output_could_not_be_written_says_so():
+def test_a_command_whose_output_could_not_be_written_says_so(tmp_path):
     """`gpu-wizard report summarize --csv … > roster.csv` on a full disk: the file is cut short,
     so the exit is not 0 and one line says why (120, as Python's own exit would)."""
-    script = (
-        "import io, sys\n"
-        "from wizard.cli import end_now\n"
-        "class Full(io.StringIO):\n"
-        "    def flush(self):\n"
-        "        raise OSError(28, 'No space left on device')\n"
-        "sys.stdout = Full()\n"
-        "end_now(0)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    done = ended_now("import io\n"
+                     "class Full(io.StringIO):\n"
+                     "    def flush(self):\n"
+                     "        raise OSError(28, 'No space left on device')\n"
+                     "sys.stdout = Full()\n"
+                     "end_now(0)\n", tmp_path)
     assert done.returncode == 120
     assert done.stderr == "gpu-wizard: could not write the output: No space left on device\n"

@@ -655,42 +655,38 @@ def test_an_interrupt_while_this_process_reads_ends_the_workers(big_class):
     assert child_pids(os.getpid()) == []
 
 
+def worker_turns(monkeypatch, after: int, then) -> None:
+    """Patch the reading of a file so that a worker reads `after` files truly, then does
+    `then(name)` instead (this process always reads truly)."""
+    real = batch.read_report
+    parent = os.getpid()
+    answered = []
+
+    def turning(name):
+        if os.getpid() != parent:
+            answered.append(name)   # the worker's own copy of the list
+            if len(answered) > after:
+                return then(name)
+        return real(name)
+
+    monkeypatch.setattr(batch, "read_report", turning)
+
+
 @forks
 @pytest.mark.parametrize("answered", [0, 5])
 def test_a_worker_that_dies_costs_time_not_rows(big_class, knowledge, monkeypatch, answered):
     alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
-    real = batch.read_report
-    parent = os.getpid()
-    count = []
-
-    def dying(name):
-        if os.getpid() != parent:
-            count.append(name)   # the worker's own copy of the list
-            if len(count) > answered:
-                os._exit(3)   # killed, out of memory, a segfault in a C library
-        return real(name)
-
-    monkeypatch.setattr(batch, "read_report", dying)
+    # Killed, out of memory, a segfault in a C library.
+    worker_turns(monkeypatch, answered, lambda name: os._exit(3))
     assert list(batch.load_all(big_class, knowledge, "en", jobs=3)) == alone
-    assert child_pids(parent) == []
+    assert child_pids(os.getpid()) == []
 
 
 @forks
 def test_a_worker_that_sends_what_is_not_a_report_is_no_longer_listened_to(big_class, knowledge,
                                                                           monkeypatch):
     alone = list(batch.load_all(big_class, knowledge, "en", jobs=1))
-    real = batch.read_report
-    parent = os.getpid()
-    answered = []
-
-    def garbled(name):
-        if os.getpid() != parent:
-            answered.append(name)   # the worker's own copy of the list
-            if len(answered) > 3:   # three true answers, then nonsense
-                return ["not", "a", "table"]
-        return real(name)
-
-    monkeypatch.setattr(batch, "read_report", garbled)
+    worker_turns(monkeypatch, 3, lambda name: ["not", "a", "table"])
     assert list(batch.load_all(big_class, knowledge, "en", jobs=2)) == alone
 
 
