@@ -164,60 +164,56 @@ def strip_controls(text: str) -> str:
 
 
 def clean_strings(obj: Any) -> Any:
-    """Every string in `obj` (keys too; through dataclasses and containers) made valid UTF-8
+    """Every string in `obj` (keys too; through records and containers) made valid UTF-8
     with strip_controls applied: done where text from outside arrives (a file, a probe, a child
     process), so nothing after it can pass an escape sequence on."""
-    if isinstance(obj, str):
-        obj = valid_unicode(obj)
-        return strip_controls(obj) if _CONTROL.search(obj) else obj
-    if _is_record(obj):
-        return _replace_fields(obj, clean_strings)
-    if isinstance(obj, dict):
-        return {clean_strings(k): clean_strings(v) for k, v in obj.items()}
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
-        return type(obj)(*(clean_strings(v) for v in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(clean_strings(v) for v in obj)
-    return obj
+    return _each_string(obj, _clean_one)
 
 
 def valid_unicode(obj: Any) -> Any:
-    """`obj` with every string made encodable as UTF-8, through dataclasses and containers.
+    """`obj` with every string made encodable as UTF-8, through records and containers.
 
     Python hands OS bytes that are not UTF-8 (a host name under LANG=C, a garbled sysfs file)
     to us as lone surrogates; written to a report or a terminal they raise. The original bytes
     are recovered and decoded leniently (U+FFFD for what is not text).
     """
+    return _each_string(obj, _valid_one)
+
+
+def _clean_one(text: str) -> str:
+    text = _valid_one(text)
+    return strip_controls(text) if _CONTROL.search(text) else text
+
+
+def _valid_one(text: str) -> str:
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape") if _only_escapes(text) else \
+            text.encode("utf-8", "replace")
+        return raw.decode("utf-8", "replace")
+
+
+def _each_string(obj: Any, mend: Callable[[str], str]) -> Any:
+    """`obj` with `mend` applied to every string in it: dict keys too, through dataclasses,
+    named tuples, dicts, lists and tuples, each rebuilt as its own type."""
     if isinstance(obj, str):
-        try:
-            obj.encode("utf-8")
-            return obj
-        except UnicodeEncodeError:
-            raw = obj.encode("utf-8", "surrogateescape") if _only_escapes(obj) else \
-                obj.encode("utf-8", "replace")
-            return raw.decode("utf-8", "replace")
-    if _is_record(obj):
-        return _replace_fields(obj, valid_unicode)
+        return mend(obj)
+    # A dataclass instance, told without importing dataclasses (and inspect, ~10 ms): a forked
+    # roster worker that only reads files never needs them.
+    if hasattr(type(obj), "__dataclass_fields__"):
+        import dataclasses  # loaded already: `obj` is a dataclass
+
+        return dataclasses.replace(obj, **{f.name: _each_string(getattr(obj, f.name), mend)
+                                           for f in dataclasses.fields(obj)})
     if isinstance(obj, dict):
-        return {valid_unicode(k): valid_unicode(v) for k, v in obj.items()}
+        return {_each_string(k, mend): _each_string(v, mend) for k, v in obj.items()}
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
-        return type(obj)(*(valid_unicode(v) for v in obj))
+        return type(obj)(*(_each_string(v, mend) for v in obj))
     if isinstance(obj, (list, tuple)):
-        return type(obj)(valid_unicode(v) for v in obj)
+        return type(obj)(_each_string(v, mend) for v in obj)
     return obj
-
-
-def _is_record(obj: Any) -> bool:
-    """A dataclass instance, told without importing dataclasses (and inspect, ~10 ms): a
-    forked roster worker that only reads files never needs them."""
-    return hasattr(type(obj), "__dataclass_fields__")
-
-
-def _replace_fields(obj: Any, mend: Callable[[Any], Any]) -> Any:
-    import dataclasses  # loaded already: `obj` is a dataclass
-
-    return dataclasses.replace(obj, **{f.name: mend(getattr(obj, f.name))
-                                       for f in dataclasses.fields(obj)})
 
 
 def _only_escapes(text: str) -> bool:
