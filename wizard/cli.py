@@ -125,16 +125,16 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(argv: list[str] | None = None) -> int:
-    """The `gpu-wizard` command: `main`, then an exit that does not walk every object once
-    more. Python's exit runs the cycle collector over all this process made (the modules,
-    200 reports' rows, the machine), only for the OS to take the memory back: ~8 ms of a
-    `check` that takes 150. After a command (not the wizard, whose screen library may still
-    be letting go of the terminal) the process ends at once: end_now. Not in `main`, which
-    the tests call many times in one process."""
+    """The `gpu-wizard` command: `main`, then an exit without Python's teardown. After a
+    command the process ends at once (end_now). After the wizard, whose screen library may
+    still be letting go of the terminal, Python's own exit runs, but everything made so far is
+    kept out of the cycle collector's sight: its last walk over the modules, the machine and
+    the screens, for memory the OS takes back anyway, cost ~8 ms. Not in `main`, which the
+    tests call many times in one process."""
     status, command = _main(argv)
-    gc.freeze()
     if command:
         end_now(status)
+    gc.freeze()
     return status
 
 

@@ -101,7 +101,8 @@ def load_all(names: Sequence[str], knowledge: Any = None, lang: str = "en",
     if jobs <= 1 or len(names) < jobs:
         if knowledge_from is not None:
             knowledge = knowledge_from()
-        yield from load_chunk(names, knowledge, lang)
+        for name in names:
+            yield load_one(name, knowledge, lang)
         return
     loaded: list[Loaded | None] = [None] * len(names)
     size = -(-len(names) // (jobs - 1))
@@ -140,10 +141,6 @@ def _read_with(workers: list[_Worker], names: Sequence[str], loaded: list[Loaded
         behind = max(left, key=lambda worker: worker.stop - worker.done)
         behind.stop -= 1   # from here on, this process reads that run
         loaded[behind.stop] = load_one(names[behind.stop], knowledge, lang)
-
-
-def load_chunk(names: Sequence[str], knowledge: Any = None, lang: str = "en") -> list[Loaded]:
-    return [load_one(name, knowledge, lang) for name in names]
 
 
 _LENGTH = 4   # each file goes through the pipe as its pickle's length, then the pickle
