@@ -141,3 +141,18 @@ def test_hardware_probe_uses_the_os_tools_off_linux(monkeypatch, system, module_
     result = gather.probe_hardware()
     assert result.gpus == (gpu,) and result.chassis == "laptop"
     assert [n.name for n in result.notes] == [f"{module_name}-gpus", f"{module_name}-chassis"]
+
+
+def test_the_system_facts_say_what_the_platform_module_says():
+    """wizard.probe.system reads os.uname() instead of loading platform: the same three facts."""
+    import platform
+    import sys
+
+    from wizard.probe import system
+
+    assert system.uname() == (platform.system(), platform.release(), platform.machine())
+    assert system.machine() == platform.machine()
+    assert system.probe_system().python_version == platform.python_version()
+    assert system.os_name() == ("Linux" if platform.system() not in ("Windows", "Darwin")
+                                else platform.system())
+    assert sys.platform != "linux" or platform.release() in system.os_version()

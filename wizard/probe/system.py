@@ -26,39 +26,35 @@ class SystemFacts(NamedTuple):
     hostname: str | None
 
 
-# platform.system(), .release() and .machine() read os.uname() on Linux and macOS; the platform
-# module itself compiles a dozen regular expressions as it loads (~2 ms of every `check`), so
-# it loads only for what only it knows: the macOS and Windows version, Windows' machine.
-def _system() -> str:
-    return "Windows" if sys.platform == "win32" else os.uname().sysname
+def uname() -> tuple[str, str, str]:
+    """(system, release, machine) as platform.uname() gives them ("Linux", "6.8.0", "x86_64").
+
+    platform reads them from os.uname() wherever there is one (Linux, macOS); the module itself
+    compiles a dozen regular expressions as it loads (~2 ms of every `check`), so it loads only
+    for what only it knows: Windows, and the macOS and Windows versions."""
+    if hasattr(os, "uname"):
+        system, _node, release, _version, machine = os.uname()
+        return system, release, machine
+    import platform
+
+    info = platform.uname()
+    return info.system, info.release, info.machine
 
 
-def _release() -> str:
-    if sys.platform == "win32":
-        import platform
-
-        return platform.release()
-    return os.uname().release
-
-
-def _machine() -> str:
-    if sys.platform == "win32":
-        import platform
-
-        return platform.machine()
-    return os.uname().machine
+def machine() -> str:
+    return uname()[2]
 
 
 def os_name() -> str:
-    name = _system()
+    name = uname()[0]
     return name if name in ("Linux", "Windows", "Darwin") else "Linux"
 
 
 def os_version(root: Path = Path("/")) -> str:
-    system = _system()
+    system, release, _ = uname()
     if system == "Linux":
         pretty = _os_release_name(root)
-        kernel = _release()
+        kernel = release
         return f"{pretty} (kernel {kernel})" if pretty else f"Linux {kernel}"
     if system == "Darwin":
         import platform
@@ -69,7 +65,7 @@ def os_version(root: Path = Path("/")) -> str:
 
         release, version, *_ = platform.win32_ver()
         return f"Windows {release} ({version})"
-    return f"{system} {_release()}"
+    return f"{system} {release}"
 
 
 def _os_release_name(root: Path) -> str | None:
@@ -107,7 +103,7 @@ def linux_cpu_model(root: Path = Path("/")) -> str | None:
 
 
 def cpu_model() -> str:
-    system = _system()
+    system = uname()[0]
     model = None
     try:
         if system == "Linux":
@@ -122,7 +118,7 @@ def cpu_model() -> str:
             model = macos.cpu_model()
     except Exception:  # a CPU name is nice to have; never worth a crash
         model = None
-    return model or _machine() or "unknown CPU"
+    return model or machine() or "unknown CPU"
 
 
 def _cgroup_memory_limit(root: Path = Path("/")) -> int | None:
@@ -181,7 +177,7 @@ def probe_system(report_dir: Path | None = None) -> SystemFacts:
     return SystemFacts(
         os=os_name(),
         os_version=os_version(),
-        arch=_machine() or "unknown",
+        arch=machine() or "unknown",
         python_version=sys.version.split()[0],   # what platform.python_version() reads
         cpu_model=cpu_model(),
         cpu_cores=cores,

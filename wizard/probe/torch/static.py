@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from wizard.probe.runner import neutral_cwd, python_child_env, run_bounded
+from wizard.probe.system import machine
 from wizard.probe.torch.child import last_line
 
 PATH_QUERY_TIMEOUT = 5.0
@@ -283,17 +284,7 @@ def facts_from_path(path_entries: list[str], python_version: str | None,
 
 
 def _apple_silicon(python_arch: str | None) -> bool:
-    return sys.platform == "darwin" and (python_arch or _machine()) == "arm64"
-
-
-def _machine() -> str:
-    """platform.machine() without the platform module (a dozen regular expressions to load) where
-    os.uname() says the same."""
-    if hasattr(os, "uname"):
-        return os.uname().machine
-    import platform  # Windows
-
-    return platform.machine()
+    return sys.platform == "darwin" and (python_arch or machine()) == "arm64"
 
 
 def _facts_without_record(folder: str, python_version: str | None, python_arch: str | None) -> StaticFacts:
@@ -346,7 +337,7 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
         # (our own sys.path[0] is where gpu-wizard was started from, not the user's folder).
         entries = extra + [here] + [p for p in sys.path[1:] if p]
         version = ".".join(map(str, sys.version_info[:3]))   # as _PATH_QUERY's child says it
-        facts = facts_from_path([e for e in entries if e], version, _machine(), sizes)
+        facts = facts_from_path([e for e in entries if e], version, machine(), sizes)
         return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
     assert python is not None  # None is the running interpreter, answered above
     result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=python_child_env(extra), cwd=neutral_cwd(),
