@@ -30,6 +30,10 @@ TORCH_BUILDS = ("cuda", "rocm", "xpu", "mps", "cpu")
 # How the interpreter whose torch was checked was found (wizard.probe.discover).
 INTERPRETER_SOURCES = ("--python", "virtualenv", "conda", "project-venv", "path", "conda-env",
                        "py-launcher", "picked", "own")
+# Why discovery found an interpreter and did not run it (wizard.probe.trust, README "What
+# gpu-wizard runs"): a folder's own environment not allowed yet, or refused by the user; owned by
+# another user; writable by others; found through a relative PATH entry (the current folder).
+NOT_RUN_REASONS = ("ask-first", "declined", "other-owner", "writable-by-others", "relative-path")
 GPU_TEST_STATUSES = ("ok", "failed", "timeout")
 PROBE_STATUSES = ("ok", "unavailable", "timeout", "error", "skipped")
 
@@ -115,6 +119,17 @@ class OtherPython:
 
 
 @dataclass(frozen=True)
+class NotRunPython:
+    """An interpreter discovery found and did not run, and why (NOT_RUN_REASONS); the PyTorch
+    its files show, read without running it."""
+
+    interpreter: str
+    source: str = field(metadata=_enum(INTERPRETER_SOURCES))
+    reason: str = field(metadata=_enum(NOT_RUN_REASONS))
+    torch_version: str | None = None
+
+
+@dataclass(frozen=True)
 class TorchInfo:
     status: str = field(metadata=_enum(TORCH_STATUSES))
     interpreter: str | None = None
@@ -146,6 +161,10 @@ class TorchInfo:
     library_sizes_mb: tuple[float, ...] = field(default=(), metadata=_SIZES)
     interpreter_source: str | None = field(default=None, metadata=_enum(INTERPRETER_SOURCES))
     other_pythons: tuple[OtherPython, ...] = ()
+    # Interpreters found and not run (another user's, one this folder holds and nobody allowed).
+    not_run: tuple[NotRunPython, ...] = ()
+    # Interpreters run besides the checked one, to learn which has PyTorch (sys.path only).
+    asked: tuple[str, ...] = ()
     gpu_tests: tuple[GpuTest, ...] = ()
     # "CUDA_VISIBLE_DEVICES=-1" and the like, as the checked interpreter saw them: they hide GPUs.
     visible_devices_env: tuple[str, ...] = ()
@@ -253,7 +272,7 @@ def field_kind(cls: type, name: str) -> tuple[str, type | None]:
 def schema_words() -> frozenset[str]:
     """Every word of the closed sets (os names, vendors, builds, statuses…), lower case."""
     words: set[str] = set()
-    for cls in (Machine, NvidiaInfo, Gpu, TorchInfo, TorchDevice, GpuTest, OtherPython, ProbeNote):
+    for cls in (Machine, NvidiaInfo, Gpu, TorchInfo, TorchDevice, GpuTest, OtherPython, NotRunPython, ProbeNote):
         for f in dataclasses.fields(cls):
             words.update(str(v).lower() for v in f.metadata.get("choices", ()))
     return frozenset(words)
