@@ -64,6 +64,16 @@ class ProbeFinished(Message):
         self.generation = generation  # the torch probe restarts when the user picks a Python
 
 
+class AskToRun(Message):
+    """The torch probe's thread asks whether a folder's own Python environment may run; the
+    answer goes to `reply` (wizard.probe.discover.Gate)."""
+
+    def __init__(self, env: str, reply: Callable[[bool], None]) -> None:
+        super().__init__()
+        self.env = env
+        self.reply = reply
+
+
 class PythonRejected(Message):
     """The path the user typed is not a Python: keep the torch result there was, say why."""
 
@@ -380,6 +390,52 @@ class WizardApp(App[int]):
             if isinstance(screen, StepScreen):
                 screen.live_version = self.state.live_version
 
+    def ask_to_run(self, candidate: Any) -> bool:
+        """In the torch probe's thread: may this folder's own environment run? Shows the
+        question over whatever step is open and waits for the answer (the probe's time bounds
+        do not count this wait); False if the wizard closes first."""
+        from wizard.probe.trust import environment_of
+
+        env = environment_of(candidate.path) or candidate.path
+        answered = threading.Event()
+        answers: list[bool] = []
+
+        def reply(run: bool) -> None:
+            answers.append(run)
+            answered.set()
+
+        try:
+            self.post_message(AskToRun(env, reply))
+        except RuntimeError:  # the App has closed meanwhile
+            return False
+        while not answered.wait(0.5):
+            if not self.is_running:
+                return False
+        return answers[0]
+
+    def on_ask_to_run(self, message: AskToRun) -> None:
+        from screens.run_python import RunAnswer, RunPythonDialog
+
+        def answered(answer: RunAnswer | None) -> None:
+            answer = answer or RunAnswer(False, False)
+            if answer.remember:
+                self._remember_run(message.env, answer.run)
+            message.reply(answer.run)
+
+        self.push_screen(RunPythonDialog(self.lang, _shown_env(message.env, self.state.cwd)), answered)
+
+    def _remember_run(self, env: str, run: bool) -> None:
+        from wizard.user_settings import SettingsError, remember_environment
+
+        try:
+            path = remember_environment(env, "run" if run else "skip")
+        except SettingsError as exc:
+            why = t(f"report.settings.{exc.key}", self.lang, path=exc.path, detail=exc.detail)
+            self.notify(t("ui.run-python.not-remembered", self.lang, why=why), severity="warning",
+                        timeout=10, markup=False)
+        else:
+            self.notify(t("ui.run-python.remembered", self.lang, file=path), markup=False)
+
     def on_step_screen_pick_python(self, message: StepScreen.PickPython) -> None:
         """Check the PyTorch of another interpreter (the welcome step's "Change"); answers stay."""
         if not self.state.can_pick_python:
@@ -427,6 +483,18 @@ class WizardApp(App[int]):
         self.notify(clean_strings(message.why), severity="error", timeout=10, markup=False)
 
 
+def _shown_env(env: str, cwd: Path | None) -> str:
+    """An environment inside the current folder as "./.venv", as the user would type it."""
+    import os
+
+    try:
+        here = str(cwd) if cwd is not None else os.getcwd()
+        relative = os.path.relpath(env, here)
+    except (OSError, ValueError):  # no current folder; another drive on Windows
+        return env
+    return env if relative.startswith("..") else os.path.join(os.curdir, relative)
+
+
 def make_app(
     lang: str = "en",
     machine: Any = None,
@@ -434,6 +502,7 @@ def make_app(
     report_path: Path | str | None = None,
     *,
     python: str | None = None,
+    no_discover: bool = False,
     redact: bool = True,
     benchmark: bool = True,
     gpu_test: bool = True,
@@ -451,18 +520,28 @@ def make_app(
     pre-filled, and a banner on every step.
     """
     report = Path(report_path) if report_path is not None else None
+    # The probes are made before the App that answers their questions about running a folder's
+    # own Python: the App is filled in below.
+    app_box: list[WizardApp] = []
     if replay is not None:
         machine = replay.machine
     if machine is not None:
         live, probes = from_machine(machine), None
     else:
         live = Live()
-        probes = probes or this_machine_probes(python, report, benchmark, gpu_test, lang=lang)
+
+        def consent(candidate: Any) -> bool:
+            return app_box[0].ask_to_run(candidate) if app_box else False
+
+        probes = probes or this_machine_probes(python, report, benchmark, gpu_test, lang=lang,
+                                               consent=consent, no_discover=no_discover)
     state = WizardState(lang, live, probes, report_path=report, redact=redact, now=now, cwd=cwd,
                         home=home, torch_chooser=torch_chooser,
                         ascii_marks=ascii_terminal() if ascii_marks is None else ascii_marks,
                         replay=replay)
-    return WizardApp(state, handle_signals=handle_signals)
+    app = WizardApp(state, handle_signals=handle_signals)
+    app_box.append(app)
+    return app
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -491,6 +570,7 @@ def run_app(args: argparse.Namespace) -> int:
         return 2
     app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
                    python=getattr(args, "python", None),
+                   no_discover=getattr(args, "no_discover", False),
                    gpu_test=not getattr(args, "no_gpu_test", False),
                    redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()

@@ -41,6 +41,8 @@ class WelcomeScreen(StepScreen):
         text = interpreter_line(info, self.lang)
         if info.other_pythons:
             text += " " + ui("python.others", self.lang, count=len(info.other_pythons))
+        if info.not_run:
+            text += " " + ui("run-python.not-run", self.lang, count=len(info.not_run))
         return text
 
     def checks(self) -> list[Check]:

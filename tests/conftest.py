@@ -11,6 +11,15 @@ __all__ = ["MACHINES", "ROOT", "run_cli"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def own_settings_folder(tmp_path_factory, monkeypatch):
+    """Every test gets an empty settings folder: what a developer allowed gpu-wizard to run on
+    their machine must not change a test, and a test must not write to their settings."""
+    folder = tmp_path_factory.mktemp("settings")
+    monkeypatch.setenv("GPU_WIZARD_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def quiet_terminal(monkeypatch):
     """Keep the developer's locale and colour settings out of what the app shows."""

@@ -60,9 +60,14 @@ def no_path(name: str) -> None:
     return None
 
 
-def find(env=None, cwd=None, home=None, which=no_path, own=None, listings=(), python=None):
+def allow(candidate) -> bool:
+    """The user's answer when asked whether a folder's own environment may run: yes."""
+    return True
+
+
+def find(env=None, cwd=None, home=None, which=no_path, own=None, listings=(), python=None, consent=None):
     return d.discover(python, env=env or {}, cwd=cwd or Path("/"), home=home, which=which,
-                      own=own or sys.executable, listings=listings)
+                      own=own or sys.executable, listings=listings, consent=consent)
 
 
 def venv_of(python: Path) -> str:
@@ -82,7 +87,7 @@ def test_the_activated_virtualenv_comes_first(envs):
 def test_a_candidate_without_torch_is_passed_over_for_one_with_it(envs, tmp_path):
     project = tmp_path / "project"
     shutil.copytree(venv_of(envs["with-torch"]), project / ".venv", symlinks=True)
-    found = find(env={"VIRTUAL_ENV": venv_of(envs["no-torch"])}, cwd=project, home=tmp_path)
+    found = find(env={"VIRTUAL_ENV": venv_of(envs["no-torch"])}, cwd=project, home=tmp_path, consent=allow)
     assert found.chosen.source == "project-venv"
     assert found.chosen.path == d.interpreter_in(project / ".venv")
 
@@ -100,7 +105,7 @@ def test_a_venv_in_a_parent_folder_up_to_home_and_no_further(envs, tmp_path):
     deep = home / "course" / "week3" / "notebooks"
     deep.mkdir(parents=True)
     shutil.copytree(venv_of(envs["with-torch"]), home / "course" / "venv", symlinks=True)
-    found = find(cwd=deep, home=home)
+    found = find(cwd=deep, home=home, consent=allow)
     assert found.chosen.source == "project-venv"
     assert Path(found.chosen.path).parent.parent == home / "course" / "venv"
     # Above the home folder is somebody else's business.

@@ -219,10 +219,14 @@ def test_the_mirror_table_loads_and_a_damaged_one_names_the_field(tmp_path, monk
 
 def test_without_torch_anywhere_it_installs_into_the_users_environment_not_its_own(tmp_path, monkeypatch,
                                                                                    capsys, clean_pip):
+    from wizard.user_settings import remember_environment
+
     project = tmp_path / "course"
     venv.EnvBuilder(with_pip=False).create(project / ".venv")
     monkeypatch.chdir(project)
-    monkeypatch.setattr("wizard.probe.discover.path_pythons", lambda which=None: [])
+    monkeypatch.setattr("wizard.probe.discover.path_pythons", lambda which=None, cwd=None: [])
+    # A folder's own environment runs once the user allowed it (here: earlier, in the wizard).
+    remember_environment(str(project / ".venv"), "run")
     assert main(["install-torch", "--dry-run", "--lang", "en"]) == 0
     out = " ".join(capsys.readouterr().out.split())   # a long temporary path wraps the line
     target = interpreter_in(project / ".venv")
@@ -231,3 +235,41 @@ def test_without_torch_anywhere_it_installs_into_the_users_environment_not_its_o
     # torch-command prints the same command, for the same Python.
     assert main(["torch-command"]) == 0
     assert f"{target} -m pip install torch==" in capsys.readouterr().out
+
+
+def test_a_folders_environment_nobody_allowed_is_not_installed_into(tmp_path, monkeypatch, capsys, clean_pip):
+    """--dry-run without a terminal cannot ask: the folder's .venv is named as not run."""
+    project = tmp_path / "course"
+    venv.EnvBuilder(with_pip=False).create(project / ".venv")
+    monkeypatch.chdir(project)
+    monkeypatch.setattr("wizard.probe.discover.path_pythons", lambda which=None, cwd=None: [])
+    assert main(["install-torch", "--dry-run", "--lang", "en"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    target = interpreter_in(project / ".venv")
+    assert f"Into: {target}" not in out
+    assert "Found and not run" in out and "runs only once you allow it" in out
+
+
+def test_in_a_terminal_install_torch_asks_before_the_folders_python_runs(tmp_path, monkeypatch, capsys, clean_pip):
+    from wizard.user_settings import environment_answer
+
+    project = tmp_path / "course"
+    venv.EnvBuilder(with_pip=False).create(project / ".venv")
+    monkeypatch.chdir(project)
+    monkeypatch.setattr("wizard.probe.discover.path_pythons", lambda which=None, cwd=None: [])
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    answers = iter(["a", "n"])   # run it, and remember; then: do not install
+    prompts: list[str] = []
+
+    def fake_input(prompt: str = "") -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("builtins.input", fake_input)
+    assert main(["install-torch", "--lang", "en"]) == 2   # declined: nothing installed
+    out = " ".join(capsys.readouterr().out.split())
+    target = interpreter_in(project / ".venv")
+    assert prompts[0].startswith("Run it?") and prompts[1].startswith("Install it?")
+    assert f"Into: {target} (the project's virtualenv)" in out
+    assert environment_answer(str(project / ".venv")) == "run"

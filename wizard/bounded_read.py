@@ -50,7 +50,7 @@ def _kind_of(mode: int) -> str | None:
 def _open(path: str | os.PathLike) -> tuple[int, os.stat_result]:
     try:
         fd = os.open(path, _FLAGS)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a file where a folder should be: no such file
         raise FileRefused(path, "missing") from None
     except PermissionError:
         raise FileRefused(path, "denied") from None

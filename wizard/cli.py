@@ -117,6 +117,8 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the interpreter whose torch is checked (default: found where your PyTorch is)")
     parser.add_argument("--no-gpu-test", action="store_true",
                         help="do not run a tiny kernel on each visible GPU")
+    parser.add_argument("--no-discover", action="store_true",
+                        help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
     parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
     parser.add_argument("--answers", metavar="FILE", help="headless run: answers from FILE")
     parser.add_argument("--report", metavar="PATH", help="where the report is saved")

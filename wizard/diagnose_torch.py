@@ -25,7 +25,7 @@ from wizard.evidence import run_text
 from wizard.findings import Finding, make_finding
 from wizard.i18n import t
 from wizard.install import TorchChoice, choose_for_machine, macos_version_of
-from wizard.probe.model import Machine, TorchInfo
+from wizard.probe.model import Machine, NotRunPython, TorchInfo
 from wizard.probe.torch import NOT_PYTHON
 from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
 from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
@@ -121,7 +121,8 @@ def torch_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     found += _macos_findings(case)
     if not found:
         found.append(_ready(case))
-    return found
+    skipped = _not_run_finding(case)  # what was checked is gpu-wizard's own, not the user's
+    return [skipped, *found] if skipped is not None else found
 
 
 # ------------------------------------------------------------------------------ status ---
@@ -137,7 +138,8 @@ def _status_findings(case: _Case) -> list[Finding] | None:
     if torch.status == "not-installed" and torch.error_line == NOT_PYTHON:
         return [case.finding("torch-not-python", "warning", interpreter=torch.interpreter or "python")]
     if torch.status == "not-installed":
-        return [case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
+        skipped = _not_run_finding(case)
+        return [skipped or case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
     if torch.status == "timeout":
         return [case.finding("torch-timeout", "warning", error=case.said_text(torch.error_line))]
     if torch.status == "crashed":
@@ -148,6 +150,26 @@ def _status_findings(case: _Case) -> list[Finding] | None:
     if " is not PyTorch: " in error:  # the torch probe's wording: the path follows it
         return [case.finding("torch-shadowed", "error", error=error.split(" is not PyTorch: ", 1)[1])]
     return [case.finding("torch-import-error", "error", error=case.said_text(error), command=_reinstall(case.fix))]
+
+
+def torch_not_run(torch: TorchInfo) -> NotRunPython | None:
+    """A Python found and not run whose files show PyTorch, when the one checked has none or is
+    gpu-wizard's own: that is most likely the user's PyTorch, and the check was not about it."""
+    if torch.status != "not-installed" and torch.interpreter_source != "own":
+        return None
+    return next((item for item in torch.not_run if item.torch_version), None)
+
+
+def _not_run_finding(case: _Case) -> Finding | None:
+    torch = case.torch
+    skipped = torch_not_run(torch)
+    if skipped is None:
+        return None
+    values = {"path": skipped.interpreter, "interpreter": torch.interpreter or "python"}
+    instead = t("torch.findings.torch-not-run.instead-none" if torch.status == "not-installed"
+                else "torch.findings.torch-not-run.instead-own", case.lang, version=case.version, **values)
+    return case.finding("torch-not-run", "warning", found=skipped.torch_version, instead=instead,
+                        reason=t(f"check.not-run-reason.{skipped.reason}", case.lang), **values)
 
 
 def _reinstall(command: str) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 if TYPE_CHECKING:
+    from wizard.probe.discover import Consent
     from wizard.probe.gather import HardwareResult, NvidiaResult
     from wizard.probe.model import Benchmark, Gpu, Machine, TorchInfo
     from wizard.probe.nvml_job import NvmlJob
@@ -192,12 +193,15 @@ def _failed_hardware(reason: str) -> HardwareResult:
 def this_machine_probes(python: str | None = None, report_path: Path | None = None,
                         benchmark: bool = True, gpu_test: bool = True, *, with_torch: bool = True,
                         others_early: bool = False, nvml_job: NvmlJob | None = None,
-                        lang: str = "en") -> Probes:
+                        lang: str = "en", consent: Consent | None = None,
+                        no_discover: bool = False) -> Probes:
     """The real probes of this computer, each bounded in time by the probe itself.
 
     `others_early`: ask every other Python for its torch at once (no screen to keep smooth);
     `nvml_job`: the NVML child, already started by a command that wanted it first; `lang`:
-    the language its results will be worded in (loaded in the probes' threads)."""
+    the language its results will be worded in (loaded in the probes' threads); `consent`:
+    asks the user before a folder's own Python runs (the wizard); `no_discover`: run no Python
+    but `python` or gpu-wizard's own."""
     def system_probe() -> SystemFacts:
         from wizard.probe.gather import report_dir
         from wizard.probe.system import probe_system
@@ -219,7 +223,8 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
         from wizard.probe.torch import start_torch_probe
 
         result = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
-                                   others_early=others_early).result()
+                                   others_early=others_early, consent=consent,
+                                   no_discover=no_discover).result()
         load_torch_advice(lang)
         return result
 
@@ -227,7 +232,7 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
         from wizard.probe.torch import probe_torch
 
         result = probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
-                             source="picked")
+                             source="picked", no_discover=no_discover)
         load_torch_advice(lang)
         return result
 

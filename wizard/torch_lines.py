@@ -22,6 +22,25 @@ def interpreter_line(torch: TorchInfo, lang: str, key: str = "check.interpreter"
     return t("check.interpreter-why", lang, line=line, source=t(f"check.source.{torch.interpreter_source}", lang))
 
 
+def not_run_lines(torch: TorchInfo, lang: str) -> list[str]:
+    """What was run besides the checked Python, and what was found and not run, with why: the
+    heading, then a line per interpreter ("- PATH (how it was found): why; its files show
+    PyTorch 2.5.1"), then how to check one anyway. [] when discovery ran nothing else."""
+    lines = []
+    if torch.asked:
+        lines.append(t("check.not-run.asked", lang, paths=", ".join(torch.asked)))
+    if torch.not_run:
+        lines.append(t("check.not-run.heading", lang))
+        for item in torch.not_run:
+            text = t("check.not-run.item", lang, path=item.interpreter, source=t(f"check.source.{item.source}", lang),
+                     reason=t(f"check.not-run-reason.{item.reason}", lang))
+            if item.torch_version:
+                text += t("check.sep", lang) + t("check.not-run.torch", lang, version=item.torch_version)
+            lines.append(f"- {text}")
+        lines.append(t("check.not-run.how", lang))
+    return lines
+
+
 def gpu_test_line(test: GpuTest, lang: str) -> str:
     """ "✓ GPU test on cuda:0: passed (0.31 s)", or what failed, with its error line."""
     severity = "ok" if test.status == "ok" else "error"

@@ -6,6 +6,7 @@ from typing import Any
 
 from wizard.advise.money import mid_sentence, number_text
 from wizard.advise.records import APPLE_GPU_SHARE_LARGE, APPLE_GPU_SHARE_SMALL, APPLE_LARGE_RAM_GB, Draft, LocalGpu
+from wizard.diagnose_torch import torch_not_run
 from wizard.findings import Finding
 from wizard.i18n import t
 from wizard.knowledge import Goal, Knowledge
@@ -120,7 +121,11 @@ def current_gpu_verdict(local: LocalGpu, machine: Machine, goal: Goal, errors: l
             draft.add("torch-not-on-gpu" if has_command else "torch-not-on-gpu-no-command")
         values["problem"] = mid_sentence(problem.rstrip(".。"))
         return "fix-setup", ("fix-setup" if local.vram_gb is not None else "fix-setup-unknown-vram")
-    if not torch_installed:
+    skipped = torch_not_run(torch) if torch is not None else None
+    if skipped is not None:
+        draft.add("torch-not-run", path=skipped.interpreter, version=skipped.torch_version,
+                  reason=t(f"check.not-run-reason.{skipped.reason}", draft.lang))
+    elif not torch_installed:
         draft.add("torch-not-installed" if has_command else "torch-not-installed-no-command")
     else:
         draft.add("torch-works")

@@ -14,6 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch check")
+    parser.add_argument("--no-discover", action="store_true",
+                        help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
     parser.add_argument("--no-gpu-test", action="store_true",
                         help="do not run a tiny kernel on each visible GPU")
     parser.add_argument("--benchmark", action="store_true", help="also time a matrix multiply (a few seconds)")
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
         machine = probe_this_machine(lang, python=args.python, with_torch=not args.no_torch,
                                      benchmark=args.benchmark, gpu_test=not args.no_gpu_test,
-                                     others_early=True, nvml_job=nvml_job)
+                                     others_early=True, nvml_job=nvml_job,
+                                     no_discover=args.no_discover)
     from wizard.evaluate import evaluate
     from wizard.findings import Finding, worst
     from wizard.probe.model import machine_from_dict, to_dict
@@ -85,7 +88,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
     from wizard.i18n import has, t
     from wizard.textout import gb_text, mark, safe, wrap
-    from wizard.torch_lines import gpu_test_line, interpreter_line
+    from wizard.torch_lines import gpu_test_line, interpreter_line, not_run_lines
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
@@ -181,6 +184,8 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
             for other in torch.other_pythons:
                 line(f"- {other.interpreter} ({t(f'check.source.{other.source}', lang)}"
                      + (f", torch {other.torch_version}" if other.torch_version else "") + ")", 6)
+        for text in not_run_lines(torch, lang):
+            line(text, 6 if text.startswith("- ") else 4)
     if machine.benchmark is not None:
         bench = machine.benchmark
         text = t("evidence.benchmark.cpu", lang, size=bench.matrix_size, dtype=bench.dtype,

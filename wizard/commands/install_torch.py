@@ -17,6 +17,8 @@ HELP = "install the PyTorch build that fits this machine into your Python, then 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="PATH",
                         help="the interpreter to install into (default: found as check finds it)")
+    parser.add_argument("--no-discover", action="store_true",
+                        help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--index-url", metavar="URL",
                        help="a mirror of PyTorch's wheel index instead of download.pytorch.org/whl")
@@ -54,8 +56,13 @@ def run(args: argparse.Namespace) -> int:
     if args.index_url and not args.index_url.startswith(("https://", "http://", "file:")):
         return say.bad("bad-index-url", url=args.index_url)
 
-    facts, machine, chosen, static = live_facts(args.python, lang, for_install=True)
+    # In a terminal the user is asked before a folder's own environment runs (it runs the moment
+    # its version is read); with --yes, or no terminal, only one allowed before is used.
+    asking = not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
+    facts, machine, chosen, static = live_facts(args.python, lang, for_install=True, no_discover=args.no_discover,
+                                                consent=say.may_run if asking else None)
     facts.pop("_pip", None)  # the plan runs the interpreter's own pip, by path
+    ran = facts.pop("_ran", None)
     choice = choose_torch(**facts, lang=lang)
     try:
         plan = make_plan(chosen.path, chosen.source, choice, torch_before=static.version if static.installed else None,
@@ -67,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return say.bad(exc.key, **exc.values)
 
-    say.plan(plan, own=interpreter_is_own(plan.python), mirror=mirror)
+    say.plan(plan, own=interpreter_is_own(plan.python), mirror=mirror, ran=ran)
     if args.dry_run:
         say.line(t("torch.install.dry-run", lang))
         return 0
@@ -131,14 +138,16 @@ class _Say:
         self.err(t(f"torch.install.{key}", self.lang, **values))
         return 2
 
-    def plan(self, plan, own: bool, mirror) -> None:
+    def plan(self, plan, own: bool, mirror, ran=None) -> None:
         from wizard.i18n import t
         from wizard.probe.model import TorchInfo
-        from wizard.torch_lines import interpreter_line
+        from wizard.torch_lines import interpreter_line, not_run_lines
 
         self.line(t("torch.install.heading", self.lang))
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
         self.line(interpreter_line(into, self.lang, key="torch.install.into"), 2)
+        for text in not_run_lines(ran, self.lang) if ran is not None else ():
+            self.line(text, 4 if text.startswith("- ") else 2)
         self.line(t("torch.install.now", self.lang, version=plan.torch_before) if plan.torch_before
                   else t("torch.install.now-none", self.lang), 2)
         if own:
@@ -157,6 +166,30 @@ class _Say:
 
         print(safe("    " + plan.shown), flush=True)  # never wrapped: it must stay copy-pasteable
         self.line()
+
+    def may_run(self, candidate) -> bool:
+        """May this folder's own environment run? Asked once, before it runs; "a" remembers yes."""
+        from wizard.i18n import t
+        from wizard.probe.trust import environment_of
+        from wizard.textout import safe
+        from wizard.user_settings import SettingsError, remember_environment
+
+        env = environment_of(candidate.path) or candidate.path
+        self.line(t("ui.run-python.text", self.lang))
+        print(safe("    " + env), flush=True)
+        self.line(t("ui.run-python.question", self.lang))
+        try:
+            answer = input(t("torch.install.may-run", self.lang)).strip().lower()
+        except EOFError:
+            return False
+        if answer in ("a", "always", "总是"):
+            try:
+                remember_environment(env, "run")
+            except SettingsError as exc:
+                why = t(f"report.settings.{exc.key}", self.lang, path=exc.path, detail=exc.detail)
+                self.err(t("ui.run-python.not-remembered", self.lang, why=why))
+            return True
+        return answer in ("y", "yes", "是", "好")
 
     def confirm(self) -> bool:
         from wizard.i18n import t

@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--macos-version", metavar="X.Y",
                         help="the Mac's macOS version, e.g. 13.6 (torch 2.12 and newer need macOS 14)")
     parser.add_argument("--python", metavar="PATH", help="live mode: the interpreter torch is for")
+    parser.add_argument("--no-discover", action="store_true",
+                        help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
     parser.add_argument("--machine", metavar="FILE", help="use a recorded machine (a saved report) instead of probing")
     parser.add_argument("--json", action="store_true",
                         help='print {"command", "index_url", "variant", "torch_version", "reason", "warnings"}')
@@ -112,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
     # The install must land in the interpreter it was chosen for, whatever `pip` means on PATH.
     pip = facts.pop("_pip", "pip")
+    ran = facts.pop("_ran", None)  # the Python run to learn its version, and those not run
     if args.amd_gfx:
         facts["amd_gfx"] = tuple(args.amd_gfx)
     try:
@@ -120,10 +123,13 @@ def run(args: argparse.Namespace) -> int:
         return _bad(str(exc))
 
     if args.json:
-        json.dump(choice.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        payload = choice.to_json()
+        if ran is not None:
+            payload.update(_ran_json(ran))
+        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(choice, facts, source, lang))
+        sys.stdout.write(render_text(choice, facts, source, lang, ran))
     return 0 if choice.command else 1
 
 
@@ -142,26 +148,37 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
         facts["_pip"] = pip_for(machine)
         return facts
 
-    return live_facts(args.python, lang, for_install=True)[0]
+    return live_facts(args.python, lang, for_install=True, no_discover=args.no_discover)[0]
 
 
-def live_facts(python: str | None, lang: str, for_install: bool = False):
+def _ran_json(ran) -> dict:
+    """Which Python the command is for (it was run for its version), and the ones not run."""
+    from wizard.probe.model import to_dict
+
+    return {"interpreter": ran.interpreter, "interpreter_source": ran.interpreter_source,
+            "not_run": to_dict(ran.not_run)}
+
+
+def live_facts(python: str | None, lang: str, for_install: bool = False, no_discover: bool = False,
+               consent=None):
     """(choose_torch's facts, the machine, the chosen interpreter, its static torch facts) for
     this computer and the Python that will use torch: `python`, else the one discovery finds.
 
     Its version is all the choice needs from that Python: no torch import. The facts carry
     `_pip`, how the command must call pip to install into it. `for_install`: the Python to install
     into (wizard.probe.discover.Discovery.install_target), which is never gpu-wizard's own while
-    an environment of the user's runs."""
+    an environment of the user's runs. The facts' `_ran` is a TorchInfo naming that Python and
+    the ones found and not run (wizard.probe.discover.Gate); `consent` may ask the user about a
+    folder's own environment (install-torch in a terminal)."""
     from dataclasses import replace
 
     from wizard.install import machine_facts, pip_for
     from wizard.live import probe_this_machine
     from wizard.probe.discover import discover
-    from wizard.probe.model import TorchInfo
+    from wizard.probe.model import NotRunPython, TorchInfo
     from wizard.probe.torch import static_torch_facts
 
-    found = discover(python)
+    found = discover(python, consent=consent, no_discover=no_discover)
     chosen = found.install_target() if for_install else found.chosen
     python_facts = static_torch_facts(chosen.path)
     machine = probe_this_machine(lang, python=python, with_torch=False)
@@ -175,6 +192,9 @@ def live_facts(python: str | None, lang: str, for_install: bool = False):
             facts["arch"] = python_facts.python_arch
     torch = TorchInfo(status="not-installed", interpreter=chosen.path, interpreter_source=chosen.source)
     facts["_pip"] = pip_for(replace(machine, torch=torch))
+    not_run = tuple(NotRunPython(n.candidate.path, n.candidate.source, n.reason, n.torch_version)
+                    for n in found.not_run())
+    facts["_ran"] = replace(torch, not_run=not_run)
     return facts, machine, chosen, python_facts
 
 
@@ -198,7 +218,7 @@ def _describe_machine(facts: dict, lang: str = "en") -> str:
     return t("torch.command.joiner", lang).join(parts)
 
 
-def render_text(choice, facts: dict, source: str, lang: str) -> str:
+def render_text(choice, facts: dict, source: str, lang: str, ran=None) -> str:
     from wizard.i18n import t
     from wizard.textout import mark, safe, wrap
     from wizard.torch_china import china_lines, platform_of
@@ -213,6 +233,12 @@ def render_text(choice, facts: dict, source: str, lang: str) -> str:
     where = {"described": t("torch.command.described", lang), "live": t("torch.command.live", lang)}.get(
         source, source)
     line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts, lang)})")
+    if ran is not None:
+        from wizard.torch_lines import interpreter_line, not_run_lines
+
+        line(interpreter_line(ran, lang), 2)
+        for text in not_run_lines(ran, lang):
+            line(text, 4 if text.startswith("- ") else 2, 2)
     line()
     if choice.command:
         line(f"{mark('ok')} {t('torch.command.command', lang)}:")

@@ -1,17 +1,27 @@
-"""Which Python's PyTorch does the user mean? Find it where people keep it.
+"""Which Python's PyTorch does the user mean? Find it where people keep it, and run only what
+may be run.
 
 gpu-wizard usually runs from its own virtualenv (or pipx, or uv tool), which has no torch: checking
 that interpreter would tell every student "PyTorch is not installed". So the interpreters a user
 works with are looked for in this order, and the first one that has torch is checked:
 
-  `--python` · `$VIRTUAL_ENV` · `$CONDA_PREFIX` · `.venv`/`venv` in the current folder or a parent
-  (up to the home folder) · `python3`/`python` on PATH · conda's environments (`conda env list
-  --json`, only when conda is on PATH) · the Windows `py` launcher (`py -0p`) · gpu-wizard's own.
+  `--python` · `$VIRTUAL_ENV` · `$CONDA_PREFIX` · `.venv`/`venv` in the current folder (and, inside
+  the home folder, its parents up to home) · `python3`/`python` on PATH (a pyenv shim as pyenv
+  resolves it for the current folder) · conda's environments (`conda env list --json`, only when
+  conda is on PATH) · the Windows `py` launcher (`py -0p`) · gpu-wizard's own.
+
+Asking a candidate runs it, so each passes the `Gate` first (README, "What gpu-wizard runs"): what
+the user chose (`--python`, the activated environment, gpu-wizard's own) runs; anything else only
+when wizard.probe.trust finds it is the user's own and nobody else can change it; and a folder's
+own `.venv` only once the user allowed it (asked in the wizard, remembered in their settings), as
+a cloned repository may carry one. What was found and not run is kept with the reason, and the
+PyTorch its files show (read, not run).
 
 When none has torch, the first working one is checked (the environment the user would install
-into). Every candidate is asked at once, in its own bounded child (`wizard.probe.torch.static_torch_facts`:
-`sys.path`, version, prefix — never `import torch`); a virtualenv whose site-packages holds a torch
-folder is taken without waiting for any child, which keeps `check` as fast as before.
+into). Candidates are asked alongside each other, each in its own bounded child
+(`wizard.probe.torch.static_torch_facts`: `sys.path`, version, prefix — never `import torch`); a
+virtualenv whose site-packages holds a torch folder is taken without waiting for any child.
+`no_discover` runs nothing but `--python` or gpu-wizard's own.
 """
 
 from __future__ import annotations
@@ -29,10 +39,14 @@ from pathlib import Path
 from typing import Callable
 
 from wizard.background import Background
-from wizard.probe.runner import run_bounded
+from wizard.probe import trust
+from wizard.probe.runner import neutral_cwd, run_bounded
 
 QUERY_TIMEOUT = 5.0        # one interpreter's answer (sys.path, version)
 LISTING_TIMEOUT = 8.0      # `conda env list --json` (conda starts slowly), `py -0p`
+SHIM_TIMEOUT = 5.0         # `pyenv which python3`
+# Chosen by the user (named, activated, or this very program): run without asking.
+CHOSEN_SOURCES = frozenset({"--python", "picked", "virtualenv", "conda", "own"})
 _POSIX = os.name != "nt"
 
 
@@ -52,6 +66,15 @@ class Answer:
     torch_version: str | None = None
     prefix: str | None = None         # sys.prefix: two names for one environment share it
     detail: str | None = None         # why it does not work
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A candidate that was found and not run: why (NOT_RUN_REASONS), and its files' torch."""
+
+    candidate: Candidate
+    reason: str
+    torch_version: str | None = None
 
 
 @dataclass
@@ -107,6 +130,22 @@ class Discovery:
                 return candidate
         return self.chosen
 
+    def not_run(self) -> list[NotRun]:
+        """Every interpreter found and not run, with why, and the PyTorch its files show."""
+        if self.finder is None:
+            return []
+        self.finder.gate.undecided(self.finder.order)
+        return [NotRun(candidate, reason, torch_version_in(candidate.path))
+                for candidate, reason in self.finder.gate.not_run()]
+
+    def asked(self) -> list[str]:
+        """The interpreters run besides the chosen one (to learn which has PyTorch)."""
+        if self.finder is None:
+            return []
+        chosen = _norm(self.chosen.path)
+        with self.finder.lock:
+            return [p for p in dict.fromkeys(self.finder.started) if _norm(p) != chosen]
+
     def _answer(self, path: str, timeout: float) -> Answer | None:
         future = self.finder.answers.get(_norm(path)) if self.finder else None
         if future is None:
@@ -145,21 +184,31 @@ def interpreter_in(env_dir: str | os.PathLike) -> str | None:
     return None
 
 
+def _home_folder(home: Path | None) -> Path | None:
+    """The home folder as a boundary; None where there is none to speak of ("/" in some
+    containers, or a home that cannot be resolved)."""
+    if home is None:
+        return None
+    try:
+        home = home.resolve()
+    except OSError:
+        return None
+    return home if home.parent != home else None
+
+
 def project_venvs(cwd: Path, home: Path | None) -> list[str]:
-    """`.venv`/`venv` in the current folder and its parents, nearest first, up to home."""
+    """`.venv`/`venv` in the current folder and, inside home, its parents up to home, nearest
+    first. Outside home (/srv/lab, /tmp) only the current folder: a folder above it is shared,
+    and what lies there is anybody's."""
     found: list[str] = []
     try:
         folder = cwd.resolve()
     except OSError:
         return found
-    stop = None
-    if home is not None:
-        try:
-            home = home.resolve()
-            folder.relative_to(home)
-            stop = home           # inside home: go no further up than home itself
-        except (OSError, ValueError):
-            stop = None           # outside home (/srv/lab): up to the root
+    home = _home_folder(home)
+    stop = folder  # outside home: this folder only
+    if home is not None and (folder == home or home in folder.parents):
+        stop = home
     while True:
         for name in (".venv", "venv"):
             env = folder / name
@@ -173,15 +222,44 @@ def project_venvs(cwd: Path, home: Path | None) -> list[str]:
     return found
 
 
-def path_pythons(which: Callable[[str], str | None] = shutil.which) -> list[str]:
+def path_pythons(which: Callable[[str], str | None] = shutil.which, cwd: Path | None = None) -> list[str]:
     names = ("python3", "python") if _POSIX else ("python", "python3")
     found = []
     for name in names:
         path = which(name)
         # Windows' App Execution Alias opens the Microsoft Store instead of running Python.
         if path and "WindowsApps" not in path:
-            found.append(path)
+            found.append(pyenv_resolved(path, cwd) or path)
     return found
+
+
+def pyenv_root_of(path: str) -> str | None:
+    """The pyenv installation a shim (`~/.pyenv/shims/python3`) belongs to, if it is one."""
+    shims = os.path.dirname(path)
+    if os.path.basename(shims) != "shims":
+        return None
+    root = os.path.dirname(shims)
+    return root if os.path.isfile(os.path.join(root, "libexec", "pyenv")) else None
+
+
+def pyenv_resolved(path: str, cwd: Path | None) -> str | None:
+    """The interpreter a pyenv shim runs in the user's folder (its `.python-version`), asked of
+    pyenv itself: a shim started from anywhere else picks another version. pyenv is told the
+    folder (PYENV_DIR) instead of being started in it, so nothing of that folder runs."""
+    root = pyenv_root_of(path)
+    if root is None:
+        return None
+    pyenv = os.path.join(root, "libexec", "pyenv")
+    if trust.refusal(pyenv) is not None:
+        return None  # the shim is judged, and refused, as the candidate itself
+    env = dict(os.environ, PYENV_ROOT=root)
+    env.pop("PYENV_DIR", None)
+    if cwd is not None:
+        env["PYENV_DIR"] = str(cwd)
+    result = run_bounded([pyenv, "which", os.path.basename(path)], SHIM_TIMEOUT, env=env, cwd=neutral_cwd())
+    lines = result.stdout.strip().splitlines() if result.ok else []
+    resolved = lines[-1].strip() if lines else ""
+    return resolved if os.path.isabs(resolved) and os.path.isfile(resolved) else None
 
 
 def own_interpreter() -> str:
@@ -201,7 +279,7 @@ def fixed_candidates(env: dict[str, str], cwd: Path, home: Path | None,
         if python:
             out.append(Candidate(python, "conda"))
     out += [Candidate(p, "project-venv") for p in project_venvs(cwd, home)]
-    out += [Candidate(p, "path") for p in path_pythons(which)]
+    out += [Candidate(p, "path") for p in path_pythons(which, cwd)]
     return out
 
 
@@ -209,8 +287,8 @@ def conda_envs(which: Callable[[str], str | None] = shutil.which,
                timeout: float = LISTING_TIMEOUT, env: dict[str, str] | None = None) -> list[str]:
     """Pythons of `conda env list --json`, when conda is on PATH; [] when it is not or fails."""
     conda = which("conda") or (env or {}).get("CONDA_EXE")
-    if not conda:
-        return []
+    if not conda or trust.refusal(conda) is not None:
+        return []  # another user's conda would run as this user
     result = run_bounded([conda, "env", "list", "--json"], timeout, background=True)
     if not result.ok:
         return []
@@ -291,6 +369,11 @@ def check_python_arg(path: str, timeout: float = QUERY_TIMEOUT) -> str:
         expanded = inner
     if not os.path.exists(expanded):
         raise PythonArgError(path, "missing")
+    try:
+        here: Path | None = Path.cwd()
+    except OSError:
+        here = None
+    expanded = pyenv_resolved(expanded, here) or expanded  # a shim: the Python it means here
     answer = ask(Candidate(expanded, "--python"), timeout)
     if not answer.works:
         version = run_bounded([expanded, "-c", "import sys; print(sys.version_info[0])"], timeout)
@@ -300,20 +383,126 @@ def check_python_arg(path: str, timeout: float = QUERY_TIMEOUT) -> str:
     return expanded
 
 
+# ------------------------------------------------------------------------------ the gate ---
+
+Consent = Callable[["Candidate"], bool]
+
+
+def _same_environment(python: str, prefix: str) -> bool:
+    env = trust.environment_of(python)
+    return env is not None and os.path.normcase(os.path.realpath(env)) == \
+        os.path.normcase(os.path.realpath(prefix))
+
+
+def torch_version_in(python: str) -> str | None:
+    """The PyTorch version an environment's own files show, read without running anything."""
+    from wizard.probe.torch.static import find_distributions
+
+    env = trust.environment_of(python)
+    if env is None:
+        return None
+    sites = glob.glob(os.path.join(glob.escape(env), "lib", "python*", "site-packages"))
+    sites.append(os.path.join(env, "Lib", "site-packages"))
+    dist = find_distributions(sites).get("torch")
+    return dist.version if dist is not None and dist.version else None
+
+
+class Gate:
+    """Which candidates may run (README, "What gpu-wizard runs"), each decided once.
+
+    `consent(candidate)` asks the user about a folder's own environment (the wizard's dialog);
+    without it (check, torch-command) such an environment runs only if the user allowed it
+    before. `remembered(env)` reads that answer ("run" / "skip" / None)."""
+
+    def __init__(self, consent: Consent | None = None, *, policy: trust.Policy | None = None,
+                 no_policy: bool = False, remembered: Callable[[str], str | None] | None = None,
+                 own_prefix: str | None = None):
+        self.consent = consent
+        # `no_policy`: files without POSIX owners (Windows), where only the folder rules apply.
+        self.policy = None if no_policy else (policy or trust.current_policy())
+        if remembered is None:
+            from wizard.user_settings import environment_answer
+
+            remembered = environment_answer
+        self.remembered: Callable[[str], str | None] = remembered
+        self.own_prefix = own_prefix if own_prefix is not None else sys.prefix
+        self._lock = threading.Lock()
+        self._decided: dict[str, str | None] = {}      # path → None (runs) or the reason it does not
+        self._refused: dict[str, Candidate] = {}
+
+    def allows(self, candidate: Candidate, ask: bool = True) -> bool:
+        """Whether `candidate` may run. `ask=False`: never ask the user now (a candidate that
+        would need asking stays undecided, and is not run)."""
+        key = _norm(candidate.path)
+        with self._lock:
+            if key in self._decided:
+                return self._decided[key] is None
+        reason = self._reason(candidate, ask)
+        if reason == "undecided":
+            return False
+        with self._lock:
+            self._decided.setdefault(key, reason)
+            if self._decided[key] is not None:
+                self._refused.setdefault(key, candidate)
+            return self._decided[key] is None
+
+    def _reason(self, candidate: Candidate, ask: bool) -> str | None:
+        if candidate.source in CHOSEN_SOURCES:
+            return None
+        refused = trust.refusal(candidate.path, self.policy) if self.policy is not None else \
+            (None if os.path.isabs(candidate.path) else trust.Refusal("relative-path", candidate.path))
+        if refused is not None:
+            return refused.reason
+        if candidate.source != "project-venv" or _same_environment(candidate.path, self.own_prefix):
+            return None
+        env = trust.environment_of(candidate.path) or candidate.path
+        answer = self.remembered(env)
+        if answer is not None:
+            return None if answer == "run" else "declined"
+        if self.consent is None:
+            return "ask-first"
+        if not ask:
+            return "undecided"
+        return None if self.consent(candidate) else "declined"
+
+    def undecided(self, candidates: Iterable[Candidate]) -> None:
+        """Candidates nobody asked about are recorded as needing to be allowed first."""
+        for candidate in candidates:
+            key = _norm(candidate.path)
+            with self._lock:
+                if key in self._decided:
+                    continue
+            if self._reason(candidate, ask=False) == "undecided":
+                with self._lock:
+                    self._decided.setdefault(key, "ask-first")
+                    self._refused.setdefault(key, candidate)
+
+    def not_run(self) -> list[tuple[Candidate, str]]:
+        """Every candidate found and not run, with why, in the order they were decided."""
+        with self._lock:
+            return [(c, self._decided[k] or "") for k, c in self._refused.items()]
+
+
 # ------------------------------------------------------------------------- discovery ---
 
 class _Finder:
-    """The candidates, each asked (in its own bounded child) only once somebody needs it."""
+    """The candidates, each asked (in its own bounded child) only once somebody needs it, and
+    only when the gate lets it run."""
 
     def __init__(self, env: dict[str, str], cwd: Path, home: Path | None,
-                 which: Callable[[str], str | None], timeout: float,
-                 listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None):
+                 which: Callable[[str], str | None], timeout: float, gate: Gate,
+                 listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None,
+                 no_discover: bool = False):
         self.timeout = timeout
+        self.gate = gate
         self.answers: dict[str, Background] = {}
         self.order: list[Candidate] = []
+        self.started: list[str] = []     # every interpreter run, in order
         self.lock = threading.Lock()
-        self.fixed = fixed_candidates(env, cwd, home, which)
-        if listings is None:
+        self.fixed = [] if no_discover else fixed_candidates(env, cwd, home, which)
+        if no_discover:
+            listings = ()
+        elif listings is None:
             listings = (("conda-env", lambda: conda_envs(which, env=env)),
                         ("py-launcher", lambda: py_launcher(which)))
         self._listing_calls = list(listings)
@@ -331,20 +520,23 @@ class _Finder:
     def add(self, candidate: Candidate, ask_now: bool = True) -> Candidate | None:
         key = _norm(candidate.path)
         with self.lock:
-            if any(_norm(c.path) == key for c in self.order):
-                if ask_now and key not in self.answers:
-                    self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
-                return None
-            self.order.append(candidate)
-            if ask_now:
-                self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
-        return candidate
+            known = any(_norm(c.path) == key for c in self.order)
+            if not known:
+                self.order.append(candidate)
+        if ask_now:
+            self.ask(candidate)
+        return None if known else candidate
 
-    def ask(self, candidate: Candidate) -> None:
+    def ask(self, candidate: Candidate, ask_user: bool = False) -> bool:
+        """Start asking `candidate` (if the gate lets it run); whether it is being asked."""
+        if not self.gate.allows(candidate, ask=ask_user):
+            return False
         key = _norm(candidate.path)
         with self.lock:
             if key not in self.answers:
                 self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
+                self.started.append(candidate.path)
+        return True
 
     def ask_rest(self) -> None:
         """Every candidate not asked yet, the listed ones and gpu-wizard's own included."""
@@ -373,10 +565,14 @@ def discover(python: str | None = None, *, env: dict[str, str] | None = None,
              cwd: Path | None = None, home: Path | None = None,
              which: Callable[[str], str | None] = shutil.which,
              own: str | None = None, timeout: float = QUERY_TIMEOUT,
-             listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None) -> Discovery:
+             listings: Iterable[tuple[str, Callable[[], list[str]]]] | None = None,
+             consent: Consent | None = None, gate: Gate | None = None,
+             no_discover: bool = False) -> Discovery:
     """The interpreter whose torch to check (`python` when given) and the others found.
 
-    Never raises for a candidate that is missing, broken or slow: it is passed over.
+    `consent` asks the user whether a folder's own environment may run (the wizard); `gate`
+    replaces the whole rule (tests); `no_discover`: nothing but `python` or gpu-wizard's own.
+    Never raises for a candidate that is missing, broken, slow or not allowed: it is passed over.
     """
     env = dict(os.environ) if env is None else env
     try:
@@ -389,7 +585,8 @@ def discover(python: str | None = None, *, env: dict[str, str] | None = None,
         except (RuntimeError, KeyError, OSError):
             home = None
     own_candidate = Candidate(own or own_interpreter(), "own")
-    finder = _Finder(env, cwd, home, which, timeout, listings)
+    gate = gate or Gate(consent)
+    finder = _Finder(env, cwd, home, which, timeout, gate, listings, no_discover)
     finder.own = own_candidate
     first = [Candidate(python, "--python")] if python else []
     fixed = [c for c in (finder.add(c, ask_now=False) for c in first + finder.fixed) if c is not None]
@@ -402,6 +599,8 @@ def _walk(finder: _Finder, fixed: list[Candidate], own: Candidate) -> Candidate:
 
     def consider(candidate: Candidate, rest: list[Candidate]) -> bool:
         nonlocal first_working
+        if not finder.gate.allows(candidate, ask=True):
+            return False
         if fast_has_torch(candidate.path):
             return True  # no child needed: the usual case (an environment with torch in it)
         for later in [candidate, *rest]:

@@ -154,17 +154,34 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
 def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
     """Which Python was checked and why, and the GPU tests: what a TA needs to answer "why"."""
     from wizard.probe.model import GpuTest, TorchInfo
-    from wizard.torch_lines import gpu_test_line, interpreter_line
+    from wizard.torch_lines import gpu_test_line, interpreter_line, not_run_lines
 
     lines = []
     if torch.get("interpreter"):
         lines.append(interpreter_line(TorchInfo(status=torch["status"], interpreter=torch["interpreter"],
                                                 interpreter_source=torch.get("interpreter_source")), lang))
+    lines += not_run_lines(TorchInfo(status=torch["status"], not_run=_not_run(torch),
+                                     asked=tuple(a for a in torch.get("asked", []) if isinstance(a, str))), lang)
     for test in torch.get("gpu_tests", []):
         lines.append(gpu_test_line(GpuTest(device=test["device"], status=test["status"],
                                            error_line=test.get("error_line"),
                                            seconds=test.get("seconds")), lang))
     return lines
+
+
+def _not_run(torch: dict[str, Any]) -> tuple[Any, ...]:
+    """The report's `not_run` tables that can be worded (a reader of an older or newer report
+    skips what it does not know)."""
+    from wizard.probe.model import INTERPRETER_SOURCES, NOT_RUN_REASONS, NotRunPython
+
+    out = []
+    for item in torch.get("not_run", []):
+        if isinstance(item, dict) and isinstance(item.get("interpreter"), str) \
+                and item.get("source") in INTERPRETER_SOURCES and item.get("reason") in NOT_RUN_REASONS:
+            version = item.get("torch_version")
+            out.append(NotRunPython(item["interpreter"], item["source"], item["reason"],
+                                    version if isinstance(version, str) else None))
+    return tuple(out)
 
 
 def _price(gpu: dict[str, Any], lang: str, knowledge: Any) -> str:

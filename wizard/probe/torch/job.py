@@ -9,14 +9,14 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from wizard.probe.model import Benchmark, OtherPython, ProbeNote, TorchInfo
+from wizard.probe.model import Benchmark, NotRunPython, OtherPython, ProbeNote, TorchInfo
 from wizard.probe.runner import RunResult, neutral_cwd, python_child_env, run_bounded
 from wizard.probe.torch.assemble import assemble
 from wizard.probe.torch.child import child_source
 from wizard.probe.torch.static import PATH_QUERY_TIMEOUT, StaticFacts, static_torch_facts
 
 if TYPE_CHECKING:
-    from wizard.probe.discover import Discovery
+    from wizard.probe.discover import Candidate, Consent, Discovery
 
 DEFAULT_TIMEOUT = 25.0
 # Discovery waits at most for one interpreter's answer plus a conda listing (wizard.probe.discover).
@@ -28,11 +28,14 @@ class TorchProbeJob:
 
     With `discover=True` the interpreter is found first (wizard.probe.discover: `python` when
     given, else where users keep torch); without, it is `python` or this interpreter.
+    `consent` asks the user before a folder's own environment runs (the wizard); the time the
+    user takes to answer does not count against the probe's time bounds.
     """
 
     def __init__(self, python: str | None, timeout: float, benchmark: bool,
                  extra_path: list[str] | None, *, discover: bool = False,
-                 gpu_test: bool = True, source: str | None = None, others_early: bool = False):
+                 gpu_test: bool = True, source: str | None = None, others_early: bool = False,
+                 consent: Consent | None = None, no_discover: bool = False):
         self.interpreter = python or sys.executable
         self.source = source or ("--python" if python else "own")
         self.discovery: Discovery | None = None
@@ -43,6 +46,10 @@ class TorchProbeJob:
         self._final: tuple[TorchInfo, Benchmark | None, ProbeNote] | None = None
         self._lock = threading.Lock()
         self._chosen = threading.Event()
+        self._consent = consent
+        self._no_discover = no_discover
+        self._asking = False          # the user is being asked whether a Python may run
+        self._waited = 0.0            # seconds spent waiting for the user's answers
         flags = (["--gpu-test"] if gpu_test else []) + (["--benchmark"] if benchmark else [])
         # Daemon threads: an abandoned probe must never keep gpu-wizard from exiting.
         self._others_early = others_early
@@ -60,7 +67,8 @@ class TorchProbeJob:
             if discover:
                 from wizard.probe.discover import discover as find
 
-                self.discovery = find(python)
+                self.discovery = find(python, consent=self._ask_user if self._consent else None,
+                                      no_discover=self._no_discover)
                 self.interpreter = self.discovery.chosen.path
                 if python is None:  # given (--python, picked): its source was set above
                     self.source = self.discovery.chosen.source
@@ -77,8 +85,33 @@ class TorchProbeJob:
         except Exception as exc:  # run_bounded should not raise; this is the last net
             self._run = RunResult("error", detail=f"{type(exc).__name__}: {exc}")
 
+    def _ask_user(self, candidate: Candidate) -> bool:
+        assert self._consent is not None
+        started = time.monotonic()
+        self._asking = True
+        try:
+            return self._consent(candidate)
+        finally:
+            self._asking = False
+            self._waited += time.monotonic() - started
+
+    def _wait(self, thread: threading.Thread | None, bound: float) -> None:
+        """Wait for `thread` (or the choice of interpreter) until `bound` seconds after the
+        start, not counting the time the user takes to answer a question."""
+        while not (self._chosen.is_set() if thread is None else not thread.is_alive()):
+            if self._asking:
+                self._chosen.wait(0.25)
+                continue
+            left = self._started + self._waited + bound - time.monotonic()
+            if left <= 0:
+                return
+            if thread is None:
+                self._chosen.wait(min(left, 0.5))
+            else:
+                thread.join(min(left, 0.5))
+
     def _read_static(self, extra_path: list[str] | None) -> None:
-        self._chosen.wait(DISCOVERY_BOUND)
+        self._wait(None, DISCOVERY_BOUND)
         self._static = static_torch_facts(self.interpreter, extra_path,
                                           min(PATH_QUERY_TIMEOUT, self.timeout))
 
@@ -93,12 +126,13 @@ class TorchProbeJob:
     def result(self) -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
         with self._lock:
             if self._final is None:
-                deadline = self._started + DISCOVERY_BOUND + self.timeout + 1.5
-                self._live.join(max(0.0, deadline - time.monotonic()))
-                self._quiet.join(max(0.05, deadline - time.monotonic()))
+                bound = DISCOVERY_BOUND + self.timeout + 1.5
+                self._wait(self._live, bound)
+                self._quiet.join(max(0.05, self._started + self._waited + bound - time.monotonic()))
                 run = self._run or RunResult("timeout", detail=f"no answer within {self.timeout:g} s")
                 info, bench, note = assemble(run, self._static, self.interpreter, self.timeout)
-                info = replace(info, interpreter_source=self.source, other_pythons=self._others())
+                info = replace(info, interpreter_source=self.source, other_pythons=self._others(),
+                               not_run=self._not_run(), asked=self._asked())
                 self._final = info, bench, note
             return self._final
 
@@ -109,24 +143,38 @@ class TorchProbeJob:
         return tuple(OtherPython(a.candidate.path, a.candidate.source, a.torch_version)
                      for a in self.discovery.others_with_torch(timeout=0.5))
 
+    def _not_run(self) -> tuple[NotRunPython, ...]:
+        if self.discovery is None:
+            return ()
+        return tuple(NotRunPython(n.candidate.path, n.candidate.source, n.reason, n.torch_version)
+                     for n in self.discovery.not_run())
+
+    def _asked(self) -> tuple[str, ...]:
+        if self.discovery is None:
+            return ()
+        return tuple(self.discovery.asked())
+
 
 
 def start_torch_probe(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                       benchmark: bool = False, extra_path: list[str] | None = None,
                       *, discover: bool = False,
                       gpu_test: bool = True, source: str | None = None,
-                      others_early: bool = False) -> TorchProbeJob:
+                      others_early: bool = False, consent: Consent | None = None,
+                      no_discover: bool = False) -> TorchProbeJob:
     """Start the torch child now; join with `.result()` when everything else is done."""
     return TorchProbeJob(python, timeout, benchmark, extra_path, discover=discover,
-                         gpu_test=gpu_test, source=source, others_early=others_early)
+                         gpu_test=gpu_test, source=source, others_early=others_early,
+                         consent=consent, no_discover=no_discover)
 
 
 def probe_torch(python: str | None = None, timeout: float = DEFAULT_TIMEOUT,
                 benchmark: bool = False, extra_path: list[str] | None = None,
                 *, discover: bool = False, gpu_test: bool = True,
-                source: str | None = None) -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
+                source: str | None = None, no_discover: bool = False,
+                ) -> tuple[TorchInfo, Benchmark | None, ProbeNote]:
     """Torch in `python` (default: this interpreter, or the discovered one with `discover`).
 
     Never raises; returns within its time bounds."""
     return start_torch_probe(python, timeout, benchmark, extra_path, discover=discover,
-                             gpu_test=gpu_test, source=source).result()
+                             gpu_test=gpu_test, source=source, no_discover=no_discover).result()
