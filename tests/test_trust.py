@@ -13,7 +13,6 @@ import pwd
 import shutil
 import stat
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -50,7 +49,7 @@ def plant(env: Path, marker: Path, torch_version: str | None = None) -> Path:
 
 def give_away(root: Path) -> None:
     uid, gid = nobody()
-    for folder, dirs, files in os.walk(root):
+    for folder, _dirs, files in os.walk(root):
         os.chown(folder, uid, gid)
         for name in files:
             os.chown(os.path.join(folder, name), uid, gid)

@@ -14,7 +14,7 @@ from wizard import user_settings as us
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX ownership and FIFOs")
 
 
-def settings(folder) -> "os.PathLike":
+def settings(folder) -> os.PathLike:
     return folder / us.SETTINGS_NAME
 
 
