@@ -22,6 +22,23 @@ from screens.step import ui
 from screens.widgets import shown_text
 
 
+class PlainCheckbox(Checkbox):
+    """A checkbox that shows its state without colour: "[X]" ticked, "[ ]" not. Textual draws
+    "X" in both states, told apart only by colour, which NO_COLOR and some SSH terminals lose;
+    and its half-block sides are not in a LANG=C terminal's character set."""
+
+    BUTTON_LEFT = "["
+    BUTTON_RIGHT = "]"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.BUTTON_INNER = "X" if self.value else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
+
+
 class RunAnswer(NamedTuple):
     run: bool
     remember: bool
@@ -45,7 +62,7 @@ class RunPythonDialog(ModalScreen[RunAnswer]):
                 # The folder's name comes from the disk: shown literally, escapes made visible.
                 yield Static(Content(shown_text(self.env)), id="run-python-env")
                 yield Static(Content(ui("run-python.question", self.lang)))
-            yield Checkbox(ui("run-python.remember", self.lang), id="remember", compact=True)
+            yield PlainCheckbox(ui("run-python.remember", self.lang), id="remember", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(ui("run-python.run", self.lang), id="run", compact=True)
                 yield Button(ui("run-python.skip", self.lang), id="skip", variant="primary", compact=True)

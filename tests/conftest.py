@@ -15,8 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def own_settings_folder(tmp_path_factory, monkeypatch):
     """Every test gets an empty settings folder: what a developer allowed gpu-wizard to run on
     their machine must not change a test, and a test must not write to their settings."""
+    import wizard.probe.discover  # noqa: F401  (its answers of this run are reset below)
+
     folder = tmp_path_factory.mktemp("settings")
     monkeypatch.setenv("GPU_WIZARD_CONFIG_DIR", str(folder))
+    # Nor what the user answered earlier in the same process (another test's answers).
+    discover = sys.modules.get("wizard.probe.discover")
+    if discover is not None:
+        monkeypatch.setattr(discover, "_ANSWERED", {})
     return folder
 
 

@@ -203,8 +203,29 @@ def test_allowed_it_runs_and_declined_it_does_not(tmp_path):
     assert asked == [str(python)] and not mark.exists()
     assert reasons(found) == {str(python): "declined"}
 
+    d._ANSWERED.clear()   # another run of gpu-wizard: asked again, and this time allowed
     find(project, home=tmp_path, consent=lambda c: True).others_with_torch(timeout=5)
     assert mark.read_text().strip()  # it ran (and, being no Python, was passed over)
+
+
+def test_an_answer_counts_for_the_rest_of_the_run_without_being_remembered(tmp_path):
+    """The wizard's install plan asks through a Gate of its own later: no second question, and
+    the "yes" still holds; nothing is written to the settings."""
+    from wizard.user_settings import environment_answer
+
+    project = tmp_path / "proj"
+    python = plant(project / ".venv", tmp_path / "mark")
+    asked: list[str] = []
+
+    def yes(candidate):
+        asked.append(candidate.path)
+        return True
+
+    find(project, home=tmp_path, consent=yes)
+    later = d.Gate(None)
+    assert later.allows(d.Candidate(str(python), "project-venv"))
+    assert asked == [str(python)]
+    assert environment_answer(str(project / ".venv")) is None
 
 
 def test_a_remembered_answer_is_used_without_asking(tmp_path, monkeypatch):

@@ -195,3 +195,16 @@ async def test_the_question_fits_a_40_by_12_terminal(clone, monkeypatch, tmp_pat
         await pilot.press("escape")
         await until(pilot, lambda: not dialog_open(app), what="Esc to close the question")
     assert not mark.exists()
+
+
+def test_the_headless_run_names_what_ran_and_what_did_not(clone, tmp_path):
+    home, project, python, mark = clone
+    answers = tmp_path / "answers.toml"
+    answers.write_text('[answers]\nneed_gpu = "yes"\nhas_nvidia = "no"\nform_factor = "laptop"\n'
+                       'budget_amount = 800\nbudget_currency = "USD"\ngoal = "learning"\n')
+    result = gpu_wizard("--answers", str(answers), "--report", str(tmp_path / "out.toml"), "--no-gpu-test",
+                        cwd=project, home=home)
+    assert result.returncode == 0, result.stderr
+    out = squeeze(result.stdout)
+    assert squeeze("Python run for this check:") in out and squeeze("Found and not run") in out
+    assert not mark.exists()

@@ -28,7 +28,7 @@ def not_run_lines(torch: TorchInfo, lang: str) -> list[str]:
     PyTorch 2.5.1"), then how to check one anyway. [] when discovery ran nothing else."""
     lines = []
     if torch.asked:
-        lines.append(t("check.not-run.asked", lang, paths=", ".join(torch.asked)))
+        lines.append(t("check.not-run.asked", lang, paths=t("check.comma", lang).join(torch.asked)))
     if torch.not_run:
         lines.append(t("check.not-run.heading", lang))
         for item in torch.not_run:

@@ -76,6 +76,11 @@ def run_headless(args: argparse.Namespace) -> int:
     except ReportError as exc:
         _err(exc.message(lang))
         return 2
+    torch = machine.torch
+    if torch is not None and torch.interpreter:
+        from wizard.torch_lines import interpreter_line, not_run_lines
+
+        _out("\n".join([interpreter_line(torch, lang), *not_run_lines(torch, lang)]) + "\n\n")
     _out(render_recommendation(report["recommendation"], lang, knowledge))
     _out("\n" + t("report.headless.saved", lang, path=saved) + "\n")
     return 0
@@ -99,7 +104,8 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
     return probe_this_machine(lang, python=getattr(args, "python", None), report_path=out.parent,
-                              gpu_test=not getattr(args, "no_gpu_test", False), others_early=True)
+                              gpu_test=not getattr(args, "no_gpu_test", False), others_early=True,
+                              no_discover=getattr(args, "no_discover", False))
 
 
 def _out(text: str) -> None:

@@ -407,6 +407,11 @@ def torch_version_in(python: str) -> str | None:
     return dist.version if dist is not None and dist.version else None
 
 
+# What the user answered in this run, remembered or not: the install plan made later asks again
+# through a Gate of its own, and must neither ask twice nor forget a "yes".
+_ANSWERED: dict[str, str] = {}
+
+
 class Gate:
     """Which candidates may run (README, "What gpu-wizard runs"), each decided once.
 
@@ -456,14 +461,16 @@ class Gate:
         if candidate.source != "project-venv" or _same_environment(candidate.path, self.own_prefix):
             return None
         env = trust.environment_of(candidate.path) or candidate.path
-        answer = self.remembered(env)
+        answer = _ANSWERED.get(_norm(env)) or self.remembered(env)
         if answer is not None:
             return None if answer == "run" else "declined"
         if self.consent is None:
             return "ask-first"
         if not ask:
             return "undecided"
-        return None if self.consent(candidate) else "declined"
+        run = self.consent(candidate)
+        _ANSWERED[_norm(env)] = "run" if run else "skip"
+        return None if run else "declined"
 
     def undecided(self, candidates: Iterable[Candidate]) -> None:
         """Candidates nobody asked about are recorded as needing to be allowed first."""
