@@ -429,3 +429,15 @@ def test_a_pyenv_that_is_not_the_users_is_not_run(tmp_path):
     os.chmod(root / "libexec" / "pyenv", 0o777)
     assert d.pyenv_resolved(str(shim), tmp_path) is None
     assert not log.exists()
+
+
+def test_a_shim_whose_pyenv_others_can_change_does_not_run(tmp_path):
+    mark = tmp_path / "mark"
+    root = tmp_path / "pyenv"
+    shim = fake_pyenv(root, tmp_path / "log")
+    shim.write_text(f"#!/bin/sh\necho ran >> '{mark}'\n")
+    os.chmod(root / "libexec" / "pyenv", 0o777)
+    found = find(tmp_path, which=lambda name: str(shim) if name == "python3" else None)
+    found.others_with_torch(timeout=5)
+    assert not mark.exists()
+    assert reasons(found) == {str(shim): "writable-by-others"}

@@ -229,8 +229,18 @@ def path_pythons(which: Callable[[str], str | None] = shutil.which, cwd: Path | 
         path = which(name)
         # Windows' App Execution Alias opens the Microsoft Store instead of running Python.
         if path and "WindowsApps" not in path:
-            found.append(pyenv_resolved(path, cwd) or path)
-    return found
+            found.append(path)
+    # pyenv answers in ~60 ms: both shims are asked at once, as the shims themselves were.
+    shims = {path: Background(pyenv_resolved, path, cwd, name="discover")
+             for path in found if pyenv_root_of(path)}
+    return [_resolved(shims[path]) or path if path in shims else path for path in found]
+
+
+def _resolved(job: Background) -> str | None:
+    try:
+        return job.result(timeout=SHIM_TIMEOUT + 1.0)
+    except Exception:  # pyenv did not answer: the shim itself is the candidate
+        return None
 
 
 def pyenv_root_of(path: str) -> str | None:
@@ -454,8 +464,12 @@ class Gate:
     def _reason(self, candidate: Candidate, ask: bool) -> str | None:
         if candidate.source in CHOSEN_SOURCES:
             return None
-        refused = trust.refusal(candidate.path, self.policy) if self.policy is not None else \
-            (None if os.path.isabs(candidate.path) else trust.Refusal("relative-path", candidate.path))
+        refused = None
+        # A pyenv shim pyenv could not resolve runs pyenv itself: that program is judged too.
+        shim_root = pyenv_root_of(candidate.path)
+        for program in [candidate.path] + ([os.path.join(shim_root, "libexec", "pyenv")] if shim_root else []):
+            refused = refused or (trust.refusal(program, self.policy) if self.policy is not None else
+                                  None if os.path.isabs(program) else trust.Refusal("relative-path", program))
         if refused is not None:
             return refused.reason
         if candidate.source != "project-venv" or _same_environment(candidate.path, self.own_prefix):
