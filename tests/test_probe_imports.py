@@ -19,9 +19,11 @@ PROBE = ROOT / "wizard" / "probe"
 PROBE_FILES = sorted(PROBE.rglob("*.py"))
 
 # What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said,
-# the record declarations (wizard.schema: types and ranges, no data and no advice), and running
-# a call in a thread (wizard.background).
-ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema", "wizard.background")
+# the record declarations (wizard.schema: types and ranges, no data and no advice), running a
+# call in a thread (wizard.background), reading a file it did not write (wizard.bounded_read),
+# and what the user allowed gpu-wizard to run (wizard.user_settings: the user's word, not ours).
+ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema", "wizard.background", "wizard.bounded_read",
+           "wizard.user_settings")
 
 
 

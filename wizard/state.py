@@ -193,20 +193,16 @@ class WizardState:
         outcome = self.outcome()
         if outcome is None:
             raise RuntimeError("the report needs every check to have finished")
-        report = build_report(self.session.answers, outcome.machine, outcome.findings,
-                              outcome.recommendation, self.lang, redact=self.redact)
+        tables: dict[str, Any] = {}
         if self.replay is not None:
             # Whoever reads it later must not take it for a fresh check of some computer.
-            report["replay"] = {"of_report": self.replay.is_report,
+            tables["replay"] = {"of_report": self.replay.is_report,
                                 "recorded": self.replay.created or "unknown"}
         if self.install_record is not None:
-            install = dict(self.install_record)
-            if self.redact:
-                from wizard.report import redact_report
-
-                install = redact_report({"install": install})["install"]
-            report["install"] = install
-        return report
+            # Redacted with the rest: only the whole report knows the interpreter's path.
+            tables["install"] = dict(self.install_record)
+        return build_report(self.session.answers, outcome.machine, outcome.findings,
+                            outcome.recommendation, self.lang, redact=self.redact, tables=tables)
 
     def save_report(self, text: str) -> Path:
         """Save to `text` (a path as typed); ReportError when that is not possible."""

@@ -18,8 +18,13 @@ from wizard.textout import clean_strings
 
 def build_report(answers: Answers | Mapping[str, Any], machine: Any, findings: Iterable[Any], recommendation: Any,
                  lang: str, redact: bool = True, now: dt.datetime | None = None,
-                 identifiers: Iterable[str] | None = None) -> dict[str, Any]:
-    """Everything the user saw, as TOML-ready data; identifiers removed unless redact=False."""
+                 identifiers: Iterable[str] | None = None, tables: Mapping[str, Any] | None = None,
+                 folders: Iterable[str] | None = None, full_name: str | None = None) -> dict[str, Any]:
+    """Everything the user saw, as TOML-ready data; identifiers removed unless redact=False.
+
+    `tables` are the caller's own ([install], [replay]), added after the recommendation: they
+    go through the same redaction, which alone knows the machine's interpreter paths.
+    `identifiers`, `folders` and `full_name` are redact_report's (default: this user's)."""
     created = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
     report = {
         "schema": SCHEMA,
@@ -31,9 +36,10 @@ def build_report(answers: Answers | Mapping[str, Any], machine: Any, findings: I
         "machine": _plain(machine),
         "findings": [_plain(f) for f in findings],
         "recommendation": _plain(recommendation),
+        **{key: _plain(value) for key, value in (tables or {}).items()},
     }
     report = clean_strings(report)  # a recorded machine may carry undecodable OS bytes
-    return redact_report(report, identifiers) if redact else report
+    return redact_report(report, identifiers, folders, full_name) if redact else report
 
 
 def _plain(obj: Any) -> Any:
