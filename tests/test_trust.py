@@ -35,9 +35,7 @@ def plant(env: Path, marker: Path, torch_version: str | None = None) -> Path:
     """A virtualenv-shaped folder whose python3 only leaves `marker` behind when run."""
     (env / "bin").mkdir(parents=True)
     (env / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
-    python = env / "bin" / "python3"
-    python.write_text(f"#!/bin/sh\necho ran >> '{marker}'\n")
-    python.chmod(0o755)
+    python = marking_script(env / "bin" / "python3", marker)
     site = env / "lib" / "python3.11" / "site-packages"
     site.mkdir(parents=True)
     if torch_version:
@@ -45,6 +43,13 @@ def plant(env: Path, marker: Path, torch_version: str | None = None) -> Path:
         (site / "torch" / "__init__.py").write_text("")
         (site / f"torch-{torch_version}.dist-info").mkdir()
     return python
+
+
+def marking_script(path: Path, marker: Path) -> Path:
+    """A program that only leaves `marker` behind when it runs."""
+    path.write_text(f"#!/bin/sh\necho ran >> '{marker}'\n")
+    path.chmod(0o755)
+    return path
 
 
 def give_away(root: Path) -> None:
@@ -313,9 +318,7 @@ def test_a_python_on_path_owned_by_another_user_is_not_run(tmp_path):
     mark = tmp_path / "mark"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    python = bin_dir / "python3"
-    python.write_text(f"#!/bin/sh\necho ran >> '{mark}'\n")
-    python.chmod(0o755)
+    python = marking_script(bin_dir / "python3", mark)
     os.chown(python, *nobody())
     found = find(tmp_path, which=lambda name: shutil.which(name, path=str(bin_dir)))
     found.others_with_torch(timeout=5)
@@ -328,9 +331,7 @@ def test_a_python_found_through_a_relative_path_entry_is_not_run(tmp_path, monke
     mark = tmp_path / "mark"
     repo = tmp_path / "repo"
     repo.mkdir()
-    script = repo / "python3"
-    script.write_text(f"#!/bin/sh\necho ran >> '{mark}'\n")
-    script.chmod(0o755)
+    marking_script(repo / "python3", mark)
     monkeypatch.chdir(repo)
     found = find(repo, which=lambda name: shutil.which(name, path="."))
     found.others_with_torch(timeout=5)
@@ -435,7 +436,7 @@ def test_a_shim_whose_pyenv_others_can_change_does_not_run(tmp_path):
     mark = tmp_path / "mark"
     root = tmp_path / "pyenv"
     shim = fake_pyenv(root, tmp_path / "log")
-    shim.write_text(f"#!/bin/sh\necho ran >> '{mark}'\n")
+    marking_script(shim, mark)
     os.chmod(root / "libexec" / "pyenv", 0o777)
     found = find(tmp_path, which=lambda name: str(shim) if name == "python3" else None)
     found.others_with_torch(timeout=5)

@@ -137,12 +137,19 @@ def dialog_open(app) -> bool:
     return isinstance(app.screen, RunPythonDialog) and app.screen.is_mounted
 
 
-async def test_the_wizard_asks_first_and_enter_means_do_not_run(clone, monkeypatch, tmp_path):
+@pytest.fixture
+def in_clone(clone, monkeypatch):
+    """The wizard started in the cloned folder, with no environment activated."""
     home, project, python, mark = clone
     monkeypatch.chdir(project)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    return clone
+
+
+async def test_the_wizard_asks_first_and_enter_means_do_not_run(in_clone, tmp_path):
+    home, project, python, mark = in_clone
     app = real_probes_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: dialog_open(app), timeout=30, what="the question before running ./.venv")
@@ -157,12 +164,8 @@ async def test_the_wizard_asks_first_and_enter_means_do_not_run(clone, monkeypat
     assert not mark.exists()
 
 
-async def test_the_wizard_runs_it_when_allowed_and_remembers(clone, monkeypatch, tmp_path, own_settings_folder):
-    home, project, python, mark = clone
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
-    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+async def test_the_wizard_runs_it_when_allowed_and_remembers(in_clone, tmp_path, own_settings_folder):
+    home, project, python, mark = in_clone
     app = real_probes_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: dialog_open(app), timeout=30, what="the question")
@@ -180,11 +183,8 @@ async def test_the_wizard_runs_it_when_allowed_and_remembers(clone, monkeypatch,
     assert mark.exists()
 
 
-async def test_the_question_fits_a_40_by_12_terminal(clone, monkeypatch, tmp_path):
-    home, project, python, mark = clone
-    monkeypatch.chdir(project)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+async def test_the_question_fits_a_40_by_12_terminal(in_clone, tmp_path):
+    home, project, python, mark = in_clone
     app = real_probes_app(tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
         await until(pilot, lambda: dialog_open(app), timeout=30, what="the question")
