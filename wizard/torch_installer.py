@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from wizard.bounded_read import FileRefused, read_text
 from wizard.content import ContentError, content_dir, read_toml
 from wizard.install import TorchChoice
 from wizard.knowledge import KnowledgeError
@@ -156,13 +157,17 @@ def variant_index(variant: str, index_url: str | None) -> str:
     return f"{base}/{variant}"
 
 
+# pyvenv.cfg is a few lines; anything far bigger (or a FIFO, or /dev/zero) is not one to read.
+PYVENV_CFG_BYTES = 64 * 1024
+
+
 def uv_manages(prefix: str | None) -> bool:
     """A virtualenv made by uv records itself in pyvenv.cfg ("uv = 0.9.5")."""
     if not prefix:
         return False
     try:
-        text = (Path(prefix) / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(os.path.join(prefix, "pyvenv.cfg"), PYVENV_CFG_BYTES)
+    except (FileRefused, ValueError):  # ValueError: a NUL in a prefix a fake Python gave
         return False
     return any(line.split("=")[0].strip() == "uv" for line in text.splitlines())
 

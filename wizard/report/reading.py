@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import operator
 import re
-import stat
 
 try:
     import tomllib  # novermin (3.9 and 3.10 get tomli below)
@@ -16,6 +15,7 @@ from itertools import compress
 from pathlib import Path
 from typing import Any
 
+from wizard.bounded_read import FileRefused, read_bytes
 from wizard.report.errors import ReportInvalidError, ReportReadError
 from wizard.textout import clean_strings, strip_controls
 
@@ -26,26 +26,13 @@ def read_toml(path: Path | str, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, 
     """A TOML file read defensively: regular file, size cap, UTF-8, syntax error with its line."""
     path = Path(path)
     try:
-        info = path.stat()
-    except FileNotFoundError:
+        # One bounded read: what is checked (a regular file, its size) is what is read, and a
+        # FIFO or /dev/zero is refused at once instead of blocking or never ending.
+        raw = read_bytes(path, max_bytes)
+    except FileRefused as exc:
+        raise _refused(path, exc) from None
+    except ValueError:  # a NUL in the name: no file can have it
         raise ReportReadError(path, "report.error.not-found") from None
-    except OSError as exc:
-        raise ReportReadError(path, raw=exc.strerror or str(exc)) from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ReportReadError(path, "report.error.is-dir")
-    if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-        raise ReportReadError(path, "report.error.not-regular")
-    if info.st_size > max_bytes:
-        raise ReportReadError(path, "report.error.too-big", size=_size(info.st_size),
-                              limit=_size(max_bytes))
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except OSError as exc:
-        raise ReportReadError(path, raw=exc.strerror or str(exc)) from None
-    if len(raw) > max_bytes:
-        raise ReportReadError(path, "report.error.too-big", size=_size(len(raw)),
-                              limit=_size(max_bytes))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -144,6 +131,23 @@ def _plainly_short(line: str) -> bool:
         close = body.find('"', 1)
         return close > 0 and body[close + 1:].lstrip()[:1] not in (".", "=", "]")
     return False
+
+
+# What each kind of refused file is called; the rest are named by the system's own words.
+_REFUSED = {"missing": "report.error.not-found", "directory": "report.error.is-dir",
+            "fifo": "report.error.fifo", "device": "report.error.device",
+            "socket": "report.error.not-regular", "not-regular": "report.error.not-regular",
+            "denied": "report.error.denied"}
+
+
+def _refused(path: Path, exc: FileRefused) -> ReportReadError:
+    if exc.kind == "too-big":
+        return ReportReadError(path, "report.error.too-big", size=_size(exc.size or 0),
+                               limit=_size(exc.limit or 0))
+    key = _REFUSED.get(exc.kind)
+    if key is None:
+        return ReportReadError(path, raw=exc.error or str(exc))
+    return ReportReadError(path, key)
 
 
 def _size(n: int) -> str:

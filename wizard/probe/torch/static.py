@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 import os
 import re
 import sys
 from dataclasses import dataclass, replace
-from pathlib import Path
 
+from wizard.bounded_read import FileRefused, read_bytes, read_head, read_text
 from wizard.probe.runner import neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import machine
 from wizard.probe.torch.child import last_line
@@ -41,7 +42,13 @@ _PATH_QUERY = (
     " sys.prefix]))"
 )
 
-
+# Caps on the files read from an environment, which anyone who can write there may have made a
+# FIFO, a link to /dev/zero or a huge file. Real ones are far smaller: METADATA's headers are a
+# few kB (its long description, after them, is never read), torch's version.py under 1 kB, and
+# a CUDA build's RECORD a few MB.
+METADATA_HEAD_BYTES = 256 * 1024
+VERSION_PY_BYTES = 256 * 1024
+RECORD_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,7 @@ def find_distributions(path_entries: list[str]) -> dict[str, _Dist]:
         folder = entry or os.curdir
         try:
             names = os.listdir(folder)
-        except OSError:  # zip files, missing folders
+        except (OSError, ValueError):  # zip files, missing folders; a NUL in a child's answer
             continue
         for file_name in names:
             if file_name.endswith(".dist-info"):
@@ -115,18 +122,23 @@ def find_distributions(path_entries: list[str]) -> dict[str, _Dist]:
 def _metadata_headers(meta_dir: str) -> list[tuple[str, str]]:
     for file_name in ("METADATA", "PKG-INFO"):
         try:
-            with open(os.path.join(meta_dir, file_name), encoding="utf-8", errors="replace") as fh:
-                headers = []
-                for line in fh:
-                    if not line.strip():
-                        break  # the long description follows; it can be megabytes
-                    key, sep, value = line.partition(":")
-                    if sep and not line[0].isspace():
-                        headers.append((key.strip(), value.strip()))
-                return headers
-        except OSError:
+            head = read_head(os.path.join(meta_dir, file_name), METADATA_HEAD_BYTES)
+        except FileRefused:
             continue
+        return _headers(head.decode("utf-8", "replace"))
     return []
+
+
+def _headers(text: str) -> list[tuple[str, str]]:
+    headers = []
+    # Split as a text file's lines are (universal newlines), not at every str.splitlines() break.
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if not line.strip():
+            break  # the long description follows; it can be megabytes
+        key, sep, value = line.partition(":")
+        if sep and not line[0].isspace():
+            headers.append((key.strip(), value.strip()))
+    return headers
 
 
 def requirement_names(meta_dir: str) -> list[str]:
@@ -141,24 +153,37 @@ def requirement_names(meta_dir: str) -> list[str]:
 
 
 def record_bytes(dist: _Dist) -> int | None:
-    """Installed size from RECORD: the recorded size, or the file's own for rows without one."""
-    record = os.path.join(dist.meta_dir, "RECORD")
+    """Installed size from RECORD: the recorded size, or the file's own for rows without one.
+    None when there is no RECORD that can be read (refused, too big, not CSV)."""
+    try:
+        raw = read_bytes(os.path.join(dist.meta_dir, "RECORD"), RECORD_BYTES)
+    except FileRefused:
+        return None
     total = 0
     try:
-        with open(record, newline="", encoding="utf-8", errors="replace") as fh:
-            for row in csv.reader(fh):
-                if not row:
-                    continue
-                if len(row) >= 3 and row[2].isdigit():
-                    total += int(row[2])
-                    continue
-                try:  # .pyc files and RECORD itself are listed without a size
-                    total += os.stat(os.path.join(dist.site, row[0])).st_size
-                except OSError:
-                    pass
-    except (OSError, csv.Error):
+        for row in csv.reader(io.StringIO(raw.decode("utf-8", "replace"), newline="")):
+            if not row:
+                continue
+            size = _recorded_size(row)
+            if size is not None:
+                total += size
+                continue
+            try:  # .pyc files and RECORD itself are listed without a size
+                total += os.stat(os.path.join(dist.site, row[0])).st_size
+            except (OSError, ValueError):  # ValueError: a NUL in the name
+                pass
+    except csv.Error:
         return None
     return total
+
+
+# A size as pip writes it. str.isdigit() alone also passes "²", which int() refuses, and a
+# thousand digits, which Python 3.11 refuses to convert.
+_SIZE = re.compile(r"[0-9]{1,18}")
+
+
+def _recorded_size(row: list[str]) -> int | None:
+    return int(row[2]) if len(row) >= 3 and _SIZE.fullmatch(row[2]) else None
 
 
 def _walk_bytes(folder: str) -> int:
@@ -193,9 +218,10 @@ def gpu_runtime_packages(dists: dict[str, _Dist], torch_dist: _Dist) -> list[_Di
 def read_version_py(torch_dir: str) -> dict[str, str | None]:
     """`torch/version.py` values without importing torch (it is generated: plain assignments)."""
     try:
-        source = Path(torch_dir, "version.py").read_text(encoding="utf-8", errors="replace")
+        source = read_text(os.path.join(torch_dir, "version.py"), VERSION_PY_BYTES)
         tree = ast.parse(source)
-    except (OSError, SyntaxError, ValueError):
+    except (FileRefused, SyntaxError, ValueError, RecursionError, MemoryError):
+        # RecursionError, MemoryError: a file nested thousands deep, not a generated one.
         return {}
     values: dict[str, str | None] = {}
     for node in tree.body:
@@ -208,7 +234,7 @@ def read_version_py(torch_dir: str) -> dict[str, str | None]:
         if isinstance(target, ast.Name):
             try:
                 literal = ast.literal_eval(value)
-            except ValueError:
+            except (ValueError, TypeError, RecursionError, MemoryError):
                 continue
             if literal is None or isinstance(literal, (str, bool)):
                 values[target.id] = literal if not isinstance(literal, bool) else str(literal)
@@ -344,16 +370,43 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
                          background=background)
     if not result.ok:
         return StaticFacts(False, detail=result.detail or last_line(result.stderr) or result.status)
-    try:
-        path, version, arch, prefix = json.loads(result.stdout.strip().splitlines()[-1])
-        if not isinstance(path, list) or not isinstance(version, str):
-            raise TypeError
-    except (ValueError, IndexError, TypeError):
+    answer = _path_answer(result.stdout)
+    if answer is None:
         return StaticFacts(False, detail="its answer was not a Python's")
+    path, version, arch, prefix = answer
     # Its "" entry is the folder it was started in: for the user, this folder.
-    entries = [str(p) if p else here for p in path]
+    entries = [p or here for p in path]
     facts = facts_from_path([e for e in entries if e], version, arch, sizes)
-    return _own_folder_shadow(replace(facts, prefix=prefix if isinstance(prefix, str) else None), here)
+    return _own_folder_shadow(replace(facts, prefix=prefix), here)
+
+
+def _path_answer(stdout: str) -> tuple[list[str], str, str | None, str | None] | None:
+    """_PATH_QUERY's answer, every part of the type it must be. Anything can sit at a path
+    given as a Python: a value of another type is dropped (a path entry, the architecture, the
+    prefix) or, for the version (which the query prints as three numbers), makes the whole
+    answer not a Python's."""
+    try:
+        answer = json.loads(stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError, RecursionError):
+        return None
+    if not isinstance(answer, list) or len(answer) != 4:
+        return None
+    path, version, arch, prefix = answer
+    if not isinstance(path, list) or not isinstance(version, str) or not _VERSION.fullmatch(version):
+        return None
+    # A NUL cannot be in a real path; os.listdir() would raise ValueError on it.
+    entries = [p for p in path if isinstance(p, str) and "\0" not in p]
+    arch = arch if isinstance(arch, str) and _ARCH.fullmatch(arch) else None
+    return entries, version, arch, _text_or_none(prefix)
+
+
+_VERSION = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}")
+# platform.machine() everywhere: x86_64, AMD64, arm64, aarch64, ppc64le, armv7l, i686...
+_ARCH = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value and "\0" not in value else None
 
 
 def _own_folder_shadow(facts: StaticFacts, here: str | None) -> StaticFacts:
