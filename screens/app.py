@@ -30,7 +30,7 @@ from wizard.evaluate import TorchChooser
 from wizard.i18n import language_from_env, t
 from wizard.live import PROBES, Live, Probes, failure, from_machine, this_machine_probes
 from wizard.state import WizardState
-from wizard.textout import ascii_terminal, clean_strings
+from wizard.textout import ascii_terminal, clean_arrived, clean_strings
 
 if TYPE_CHECKING:
     from wizard.machine_file import Recording
@@ -380,7 +380,7 @@ class WizardApp(App[int]):
         if message.error is not None:   # wizard.live.failure has made it safe to show
             self._set_live(live.with_failure(message.name, message.error))
         else:
-            self._set_live(live.with_result(message.name, clean_strings(message.result)))
+            self._set_live(live.with_result(message.name, clean_arrived(message.result)))
         if self.state.live.all_settled:   # once the last result is drawn
             self.call_after_refresh(self._start_content_check)
 
@@ -425,16 +425,17 @@ class WizardApp(App[int]):
         self.push_screen(RunPythonDialog(self.lang, _shown_env(message.env, self.state.cwd)), answered)
 
     def _remember_run(self, env: str, run: bool) -> None:
+        from screens.widgets import shown_text
         from wizard.user_settings import SettingsError, remember_environment
 
         try:
             path = remember_environment(env, "run" if run else "skip")
         except SettingsError as exc:
             why = t(f"report.settings.{exc.key}", self.lang, path=exc.path, detail=exc.detail)
-            self.notify(t("ui.run-python.not-remembered", self.lang, why=why), severity="warning",
+            self.notify(shown_text(t("ui.run-python.not-remembered", self.lang, why=why)), severity="warning",
                         timeout=10, markup=False)
         else:
-            self.notify(t("ui.run-python.remembered", self.lang, file=path), markup=False)
+            self.notify(shown_text(t("ui.run-python.remembered", self.lang, file=path)), markup=False)
 
     def on_step_screen_pick_python(self, message: StepScreen.PickPython) -> None:
         """Check the PyTorch of another interpreter (the welcome step's "Change"); answers stay."""

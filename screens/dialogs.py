@@ -15,7 +15,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from screens.step import ui
-from screens.widgets import Guide, shown_text
+from screens.widgets import Guide, VisibleText, shown_text
 from wizard.i18n import t
 
 
@@ -119,7 +119,8 @@ class PythonDialog(ModalScreen[Optional[str]]):
             options = [Option(Content(shown_text(path + (f"  (torch {version})" if version else ""))), id=str(i))
                        for i, (path, version) in enumerate(self.choices)]
             yield OptionList(*options, id="python-choices")
-            yield Input(placeholder=ui("python.path_placeholder", self.lang), id="python-path")
+            yield Input(placeholder=ui("python.path_placeholder", self.lang), id="python-path",
+                        highlighter=VisibleText())
             with Horizontal(classes="dialog-buttons"):
                 yield Button(ui("python.check", self.lang), id="check", variant="primary", compact=True)
                 yield Button(t("guide.buttons.cancel", self.lang), id="cancel", compact=True)

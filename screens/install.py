@@ -59,7 +59,9 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         with Vertical(id="dialog"):
             yield Static(self.text("\n".join(lines)), id="install-plan")
             yield Static(self.text(t("torch.install.command", lang)), classes="section")
-            yield Static(Content(plan.shown), id="install-command")
+            # The command names the user's folders: drawn with its escapes made visible (a folder
+            # called "proj<ESC>]2;…" must not retitle the terminal); the plan runs it exact.
+            yield Static(Content(shown_text(plan.shown)), id="install-command")
             yield Log(id="install-log", max_lines=2000, auto_scroll=True)
             yield Static("", id="install-status")
             with Horizontal(classes="dialog-buttons"):

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Static
 from screens import chart
 from screens.panels import Check, benchmark_checks, gb, torch_size_text
 from screens.step import BASE_KEYS, StepScreen, ui
-from screens.widgets import Bullets, CheckPanel, Guide
+from screens.widgets import Bullets, CheckPanel, Guide, shown_text
 from wizard.advise import format_money
 from wizard.i18n import t
 from wizard.textout import asciify
@@ -189,7 +189,7 @@ class ResultScreen(StepScreen):
             # and the whole command is one piece of text to copy, not a document to edit.
             # Rich wraps only between words, so a long command breaks between its arguments,
             # never inside the index URL.
-            out.append(Static(Text(rec.torch_command), id="torch-command"))
+            out.append(Static(Text(shown_text(rec.torch_command)), id="torch-command"))
             out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
         else:
             out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
@@ -218,7 +218,7 @@ class ResultScreen(StepScreen):
 
         outcome = self.state.outcome()
         lines = china_lines_for_machine(command, outcome.machine if outcome else None, self.lang)
-        return [Static(Text(item.text), classes="china-command") if item.kind == "command"
+        return [Static(Text(shown_text(item.text)), classes="china-command") if item.kind == "command"
                 else Static(self.text(item.text), classes="muted china-text") for item in lines]
 
     def _benchmark(self) -> list[Any]:

@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Static
 
 from screens.panels import Check
 from screens.step import BASE_KEYS, StepScreen, ui
+from screens.widgets import VisibleText
 from wizard.i18n import t
 from wizard.report import ReportError, ReportExistsError
 
@@ -44,7 +45,7 @@ class SaveScreen(StepScreen):
         yield Static(self.text(ui(intro, self.lang) + gap + ui(redact, self.lang)), id="intro")
         yield Static(self.text(ui("save.label", self.lang)), id="question")
         yield Input(self.state.session.save_text or str(self.state.default_report_path()),
-                    id="path", compact=True)
+                    id="path", compact=True, highlighter=VisibleText())
         yield Static(self.text(ui("save.hint", self.lang)), id="note")
         yield Button(ui("save.home", self.lang, path="~"), id="home", compact=True, classes="hidden")
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
+from rich.highlighter import Highlighter
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -132,6 +133,18 @@ def shown_text(text: str) -> str:
     from wizard.textout import strip_controls
 
     return strip_controls(text)
+
+
+class VisibleText(Highlighter):
+    """For an Input whose value comes from outside (a path made of the user's folder names):
+    every hidden character is drawn as U+FFFD, one for one, so the cursor still lines up, while
+    the value itself stays exactly what it is (the report is saved under that very path)."""
+
+    def highlight(self, text: Text) -> None:
+        from wizard.textout import has_hidden
+
+        if has_hidden(text.plain):
+            text.plain = "".join("\ufffd" if has_hidden(ch) else ch for ch in text.plain)
 
 
 def clip(text: str) -> str:

@@ -235,16 +235,70 @@ def pip_for(machine: Machine) -> str:
     torch = machine.torch
     if torch is None or not torch.interpreter or torch.interpreter_source in _PLAIN_PIP:
         return "pip"
-    return f"{shell_quote(torch.interpreter, machine.os)} -m pip"
+    return f"{shell_quote(torch.interpreter, machine.os, program=True)} -m pip"
 
 
-def shell_quote(path: str, os_name: str | None = None) -> str:
-    """A path as the user's shell needs it: quoted only when it has spaces or specials."""
-    import shlex
+def shell_quote(word: str, os_name: str | None = None, program: bool = False) -> str:
+    """One word of a command, written so that the user's shell reads back exactly `word`, and
+    so that a terminal shows all of it (`program`: it is what the command runs).
+
+    POSIX: shlex's quoting; a word with a character no terminal shows (a control, zero-width or
+    bidi character, a byte that is not UTF-8) in bash's $'…' with escapes instead, printable and
+    still exact when pasted. Windows: PowerShell's quoting (the shell Windows Terminal opens),
+    where a word with no special character needs none and works in cmd too."""
+    from wizard.textout import has_hidden
 
     if (os_name or "") == "Windows":
-        return f'"{path}"' if re.search(r"[\s&()^%!<>|]", path) else path
-    return shlex.quote(path)
+        return _powershell_word(word, program)
+    if has_hidden(word):
+        return _ansi_c(word)
+    import shlex
+
+    return shlex.quote(word)
+
+
+def _ansi_c(word: str) -> str:
+    """bash's $'…': the hidden characters (and the bytes of a name that is not UTF-8) as \\xHH."""
+    from wizard.textout import has_hidden
+
+    out = []
+    for ch in word:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif "\udc80" <= ch <= "\udcff":             # a byte that was not UTF-8 (surrogateescape)
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        elif has_hidden(ch) or "\ud800" <= ch <= "\udfff":
+            out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
+
+
+# A PowerShell word that needs no quotes: nothing in it starts an expression, a variable, a
+# string, a redirection or another command.
+_POWERSHELL_PLAIN = re.compile(r"[A-Za-z0-9_:\\/.=+-]+")
+# PowerShell reads the typographic quotes as quotes too (‘ ’ ‚ ‛ as ', “ ” „ as ").
+_POWERSHELL_SINGLE = "'\u2018\u2019\u201a\u201b"
+_POWERSHELL_DOUBLE = '"\u201c\u201d\u201e'
+
+
+def _powershell_word(word: str, program: bool) -> str:
+    """Single quotes, inside which PowerShell gives nothing a meaning but the quote itself
+    (doubled); a word with hidden characters in double quotes, each as $([char]0x…), with `, $
+    and the quotes escaped. A quoted program runs through the call operator `&`: a quoted
+    string at the start of a line is only a value to PowerShell."""
+    from wizard.textout import has_hidden
+
+    if _POWERSHELL_PLAIN.fullmatch(word):
+        return word
+    if has_hidden(word):
+        quoted = '"' + "".join(
+            f"$([char]0x{ord(ch):04X})" if has_hidden(ch) or "\ud800" <= ch <= "\udfff"
+            else "`" + ch if ch in "`$" + _POWERSHELL_DOUBLE else ch
+            for ch in word) + '"'
+    else:
+        quoted = "'" + "".join(ch * 2 if ch in _POWERSHELL_SINGLE else ch for ch in word) + "'"
+    return f"& {quoted}" if program else quoted
 
 
 def choose_for_machine(machine: Machine, lang: str = "en", pip: str | None = None) -> TorchChoice:

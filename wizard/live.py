@@ -270,7 +270,7 @@ def settle(probes: Probes, lang: str) -> Machine:
     and fills a Live as each answers; a probe that raises is "unknown" in both."""
     from wizard.background import Background
     from wizard.probe.runner import kill_running
-    from wizard.textout import clean_strings
+    from wizard.textout import clean_arrived
 
     live = Live() if probes.torch is not None else Live(skipped=frozenset({"torch"}))
     # torch is the slowest (seconds of import): started first. The system facts are read here
@@ -284,7 +284,7 @@ def settle(probes: Probes, lang: str) -> Machine:
     try:
         for name, answer in answers.items():
             try:
-                live = live.with_result(name, clean_strings(answer()))
+                live = live.with_result(name, clean_arrived(answer()))
             except Exception as exc:
                 live = live.with_failure(name, failure(exc))
     except BaseException:

@@ -163,11 +163,32 @@ def strip_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n"))
 
 
+def has_hidden(text: str) -> bool:
+    """`text` holds what strip_controls would replace, or a lone surrogate (a byte of an OS name
+    that was not UTF-8): drawn as it is, a terminal would not show it as it is."""
+    return _CONTROL.search(text) is not None or any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
 def clean_strings(obj: Any) -> Any:
     """Every string in `obj` (keys too; through records and containers) made valid UTF-8
     with strip_controls applied: done where text from outside arrives (a file, a probe, a child
     process), so nothing after it can pass an escape sequence on."""
     return _each_string(obj, _clean_one)
+
+
+# Values that are used as they are, not only shown: an interpreter's path is run and handed to
+# pip, and a path with a zero-width joiner (Persian, emoji) or a byte that is not UTF-8 must
+# still name that interpreter. (record, field) pairs; whoever draws one cleans the copy it draws
+# (strip_controls, safe, screens.widgets.shown_text), and commands quote it (wizard.install).
+USED_AS_IS = frozenset({
+    ("TorchInfo", "interpreter"), ("TorchInfo", "asked"),
+    ("OtherPython", "interpreter"), ("NotRunPython", "interpreter"),
+})
+
+
+def clean_arrived(obj: Any) -> Any:
+    """clean_strings for a probe's result as it arrives: everything but the USED_AS_IS values."""
+    return _each_string(obj, _clean_one, USED_AS_IS)
 
 
 def valid_unicode(obj: Any) -> Any:
@@ -195,9 +216,10 @@ def _valid_one(text: str) -> str:
         return raw.decode("utf-8", "replace")
 
 
-def _each_string(obj: Any, mend: Callable[[str], str]) -> Any:
+def _each_string(obj: Any, mend: Callable[[str], str], keep: frozenset[tuple[str, str]] = frozenset()) -> Any:
     """`obj` with `mend` applied to every string in it: dict keys too, through dataclasses,
-    named tuples, dicts, lists and tuples, each rebuilt as its own type."""
+    named tuples, dicts, lists and tuples, each rebuilt as its own type; a record's fields
+    named in `keep` ((record, field) pairs) are left as they are."""
     if isinstance(obj, str):
         return mend(obj)
     # A dataclass instance, told without importing dataclasses (and inspect, ~10 ms): a forked
@@ -205,14 +227,15 @@ def _each_string(obj: Any, mend: Callable[[str], str]) -> Any:
     if hasattr(type(obj), "__dataclass_fields__"):
         import dataclasses  # loaded already: `obj` is a dataclass
 
-        return dataclasses.replace(obj, **{f.name: _each_string(getattr(obj, f.name), mend)
-                                           for f in dataclasses.fields(obj)})
+        name = type(obj).__name__
+        return dataclasses.replace(obj, **{f.name: _each_string(getattr(obj, f.name), mend, keep)
+                                           for f in dataclasses.fields(obj) if (name, f.name) not in keep})
     if isinstance(obj, dict):
-        return {_each_string(k, mend): _each_string(v, mend) for k, v in obj.items()}
+        return {_each_string(k, mend, keep): _each_string(v, mend, keep) for k, v in obj.items()}
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
-        return type(obj)(*(_each_string(v, mend) for v in obj))
+        return type(obj)(*(_each_string(v, mend, keep) for v in obj))
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_each_string(v, mend) for v in obj)
+        return type(obj)(_each_string(v, mend, keep) for v in obj)
     return obj
 
 

@@ -132,7 +132,8 @@ class Plan:
         """The command as the user could type it (quoted where the shell needs it)."""
         from wizard.install import shell_quote
 
-        return " ".join(shell_quote(part, "Windows" if os.name == "nt" else None) for part in self.argv)
+        os_name = "Windows" if os.name == "nt" else None
+        return " ".join(shell_quote(part, os_name, program=index == 0) for index, part in enumerate(self.argv))
 
 
 class PlanError(ValueError):

@@ -126,7 +126,11 @@ def run(args: argparse.Namespace) -> int:
         payload = choice.to_json()
         if ran is not None:
             payload.update(_ran_json(ran))
-        json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
+        from wizard.textout import valid_unicode
+
+        # A path of bytes that are not UTF-8 cannot be written as JSON text: made valid here,
+        # in the printed copy only.
+        json.dump(valid_unicode(payload), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(choice, facts, source, lang, ran))

@@ -18,7 +18,7 @@ from wizard.background import Background
 from wizard.probe import nvml
 from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob, run_nvml_child
-from wizard.textout import clean_strings
+from wizard.textout import clean_arrived
 
 if TYPE_CHECKING:
     from wizard.probe.system import SystemFacts
@@ -153,7 +153,7 @@ def assemble(
         info = replace(info, kernel_module=hardware.module[1])
     # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files) or, from a
     # tampered tool or torch, escape sequences.
-    return clean_strings(Machine(
+    return clean_arrived(Machine(
         os=facts.os,
         os_version=facts.os_version,
         arch=facts.arch,
