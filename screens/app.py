@@ -486,14 +486,9 @@ class WizardApp(App[int]):
 
 def _shown_env(env: str, cwd: Path | None) -> str:
     """An environment inside the current folder as "./.venv", as the user would type it."""
-    import os
+    from wizard.textout import near_path
 
-    try:
-        here = str(cwd) if cwd is not None else os.getcwd()
-        relative = os.path.relpath(env, here)
-    except (OSError, ValueError):  # no current folder; another drive on Windows
-        return env
-    return env if relative.startswith("..") else os.path.join(os.curdir, relative)
+    return near_path(env, str(cwd) if cwd is not None else None)
 
 
 def make_app(

@@ -208,3 +208,11 @@ def test_the_headless_run_names_what_ran_and_what_did_not(clone, tmp_path):
     out = squeeze(result.stdout)
     assert squeeze("Python run for this check:") in out and squeeze("Found and not run") in out
     assert not mark.exists()
+
+
+def test_a_folders_environment_is_named_as_typed_there_not_by_its_full_path(clone):
+    """"./.venv/bin/python3": what the user would type, and no folder of theirs in a shared report."""
+    home, project, python, mark = clone
+    result = gpu_wizard("check", "--json", "--no-gpu-test", cwd=project, home=home)
+    [finding] = [f for f in json.loads(result.stdout)["findings"] if f["id"] == "torch-not-run"]
+    assert "./.venv/bin/python3" in finding["fix"] and str(project) not in json.dumps(finding)

@@ -27,6 +27,7 @@ from wizard.i18n import t
 from wizard.install import TorchChoice, choose_for_machine, macos_version_of
 from wizard.probe.model import Machine, NotRunPython, TorchInfo
 from wizard.probe.torch import NOT_PYTHON
+from wizard.textout import near_path
 from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
 from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
 
@@ -165,7 +166,7 @@ def _not_run_finding(case: _Case) -> Finding | None:
     skipped = torch_not_run(torch)
     if skipped is None:
         return None
-    values = {"path": skipped.interpreter, "interpreter": torch.interpreter or "python"}
+    values = {"path": near_path(skipped.interpreter), "interpreter": torch.interpreter or "python"}
     instead = t("torch.findings.torch-not-run.instead-none" if torch.status == "not-installed"
                 else "torch.findings.torch-not-run.instead-own", case.lang, version=case.version, **values)
     return case.finding("torch-not-run", "warning", found=skipped.torch_version, instead=instead,

@@ -163,6 +163,19 @@ def strip_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n"))
 
 
+def near_path(path: str, here: str | None = None) -> str:
+    """A path inside the current folder (`here`) as the user would type it there ("./.venv"):
+    shorter to read, and it names no folder of theirs in a report shared later. A path that is
+    not absolute (a name a report kept) is left as it is."""
+    if not os.path.isabs(path):
+        return path
+    try:
+        relative = os.path.relpath(path, here if here is not None else os.getcwd())
+    except (OSError, ValueError):  # no current folder; another drive on Windows
+        return path
+    return path if relative.startswith(os.pardir) or os.path.isabs(relative) else os.path.join(os.curdir, relative)
+
+
 def has_hidden(text: str) -> bool:
     """`text` holds what strip_controls would replace, or a lone surrogate (a byte of an OS name
     that was not UTF-8): drawn as it is, a terminal would not show it as it is."""

@@ -10,7 +10,7 @@ from wizard.evidence import run_text
 from wizard.i18n import t
 from wizard.probe.model import GpuTest, TorchInfo
 from wizard.probe.torch import NOT_PYTHON, SHADOW_MARK
-from wizard.textout import mark
+from wizard.textout import mark, near_path
 from wizard.torch_matrix import arch_support
 
 
@@ -32,7 +32,8 @@ def not_run_lines(torch: TorchInfo, lang: str) -> list[str]:
     if torch.not_run:
         lines.append(t("check.not-run.heading", lang))
         for item in torch.not_run:
-            text = t("check.not-run.item", lang, path=item.interpreter, source=t(f"check.source.{item.source}", lang),
+            text = t("check.not-run.item", lang, path=near_path(item.interpreter),
+                     source=t(f"check.source.{item.source}", lang),
                      reason=t(f"check.not-run-reason.{item.reason}", lang))
             if item.torch_version:
                 text += t("check.sep", lang) + t("check.not-run.torch", lang, version=item.torch_version)
