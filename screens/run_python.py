@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static
 
 from screens.dialogs import ascii_borders
+from screens.markdown_lite import Wrapped
 from screens.step import ui
 from screens.widgets import shown_text
 
@@ -58,14 +59,19 @@ class RunPythonDialog(ModalScreen[RunAnswer]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             with VerticalScroll(id="run-python-body"):
-                yield Static(Content(ui("run-python.text", self.lang)))
+                yield Static(self._wrapped(ui("run-python.text", self.lang)))
                 # The folder's name comes from the disk: shown literally, escapes made visible.
-                yield Static(Content(shown_text(self.env)), id="run-python-env")
-                yield Static(Content(ui("run-python.question", self.lang)))
+                yield Static(self._wrapped(self.env), id="run-python-env")
+                yield Static(self._wrapped(ui("run-python.question", self.lang)))
             yield PlainCheckbox(ui("run-python.remember", self.lang), id="remember", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(ui("run-python.run", self.lang), id="run", compact=True)
                 yield Button(ui("run-python.skip", self.lang), id="skip", variant="primary", compact=True)
+
+    @staticmethod
+    def _wrapped(text: str) -> Wrapped:
+        """Never markup; Chinese wraps between characters (Textual wraps only at spaces)."""
+        return Wrapped(Text(shown_text(text)))
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = ui("run-python.title", self.lang)
