@@ -10,12 +10,12 @@ import json
 import os
 import stat
 import textwrap
-import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
+from tests.test_bounded_read import TEN_GB, quickly
 from wizard.cli import main
 from wizard.probe import _torch_child
 from wizard.probe.runner import RunResult
@@ -27,27 +27,6 @@ from wizard.torch_installer import uv_manages
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
                                 reason="FIFOs and /dev/zero are POSIX")
 
-TEN_GB = 10 * 1024 ** 3
-
-
-def quickly(call: Callable[[], Any]) -> Any:
-    """call(), or what it raised; a reader that blocks or reads forever fails the test instead
-    of hanging the run (the thread is a daemon: an exit does not wait for it)."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # handed to the test, which decides
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(5)
-    assert not thread.is_alive(), "the read did not return within 5 s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def make_hostile(path: Path, kind: str) -> Path:
