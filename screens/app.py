@@ -480,8 +480,11 @@ class WizardApp(App[int]):
     def on_python_rejected(self, message: PythonRejected) -> None:
         if message.generation != self._torch_generation:
             return
+        from screens.widgets import shown_text
+
         self._set_live(replace(self.state.live, torch=message.previous))
-        self.notify(clean_strings(message.why), severity="error", timeout=10, markup=False)
+        # `why` names the path as typed, kept exact for the check: drawn through the one sanitizer.
+        self.notify(shown_text(message.why), severity="error", timeout=10, markup=False)
 
 
 def _shown_env(env: str, cwd: Path | None) -> str:

@@ -21,7 +21,7 @@ from screens.dialogs import ascii_borders
 from screens.step import ui
 from screens.widgets import shown_text
 from wizard.i18n import t
-from wizard.textout import asciify, strip_controls
+from wizard.textout import asciify
 
 
 class InstallScreen(ModalScreen[Optional[dict]]):
@@ -98,7 +98,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
 
         def line(text: str) -> None:
             # pip's output is outside text: shown literally, never as markup, never raw escapes.
-            self._call(self._write, strip_controls(text))
+            self._call(self._write, shown_text(text))
 
         try:
             status = stream_install(self.plan, line, on_start=lambda proc: setattr(self, "proc", proc))

@@ -156,7 +156,9 @@ class ResultScreen(StepScreen):
         # Text labels: a str is parsed as markup, which loads Rich's 1 MB emoji table.
         table.add_columns(*(Text(ui(f"result.{key}", lang))
                             for key in ("col_gpu", "col_vram", "col_price")))
-        plain = asciify if self.state.ascii_marks else str
+        def plain(text: str) -> str:   # names and prices are data: drawn like all outside text
+            return shown_text(asciify(text) if self.state.ascii_marks else text)
+
         for pick in rec.gpus:
             # Rich Text cells: measured for the column widths, and never read as markup.
             table.add_row(Text(plain(pick.name)), Text(f"{gb(pick.vram_gb, self.lang)} GB"),

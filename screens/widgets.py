@@ -129,10 +129,11 @@ MAX_SHOWN_CHARS = 600
 def shown_text(text: str) -> str:
     """Text bound for the screen with no control character left in it: a file name, a probe's
     message or a replayed report can carry escape sequences, and the last line of defence is
-    here, where everything is drawn."""
-    from wizard.textout import strip_controls
+    here, where everything is drawn. An interpreter's path arrives as it is (it is run), so a byte
+    of it that is not UTF-8 is mended here too: the terminal is written UTF-8."""
+    from wizard.textout import shown
 
-    return strip_controls(text)
+    return shown(text)
 
 
 class VisibleText(Highlighter):

@@ -1,22 +1,28 @@
 """Paths survive, and no path drives the terminal (issue 23: items 3 and 6).
 
 An interpreter's path is used (run, handed to pip) and shown. The use gets it exactly as the
-probe found it, a zero-width joiner or a byte that is not UTF-8 included; the screen gets a copy
-with every escape made visible; and a command quotes it so that the shell reads back exactly that
-path while the terminal shows all of it. Proved with bash itself, and by walking every screen of
-the wizard with a machine whose paths carry escape sequences.
+probe found it, escape sequences and bytes that are not UTF-8 included; the screen and the printed
+text get a copy with every escape made visible (the one sanitizer, wizard.textout.shown), the
+zero-width joiners that Persian and emoji are spelled with kept; and a command quotes it so that
+the shell reads back exactly that path while the terminal shows all of it. Proved with bash
+itself, and by walking every screen and dialog of the wizard, and the commands' output, with a
+machine whose paths and texts carry escape sequences, checking what would be written to the
+terminal.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import re
+import shlex
 import shutil
 import subprocess
 from dataclasses import replace
 
 import pytest
 
-from tests.faults.hostile import BIDI, CLEAR, FORBIDDEN, TITLE
+from tests.faults.hostile import BIDI, C1, CLEAR, FORBIDDEN, TITLE, forbidden_in
 from tests.pilot import at_step, screen_rows, type_budget, until
 from tests.recorded import machine
 from wizard.install import pip_for, shell_quote
@@ -37,6 +43,7 @@ POSIX_PATHS = [
     f"/home/ana/proj{TITLE}{CLEAR}/.venv/bin/python3",
     f"/home/ana/{BIDI}/x\n/.venv/bin/python3",
     "/home/ana/$(touch pwned)`id`;&|*?/.venv/bin/python3",
+    "/home/ana/two\nlines\tand a tab/.venv/bin/python3",  # shown raw, one word on two lines
 ]
 
 
@@ -172,46 +179,219 @@ def test_the_path_a_probe_found_reaches_pip_and_the_plan_exactly(path):
     assert not has_hidden(plan.shown)
 
 
+# ------------------------------------------------------------------------ the one sanitizer ---
+
+ZWNJ = "\u200c"
+
+
+class Utf8(io.StringIO):
+    """Where safe() prints: a UTF-8 terminal, whatever the one running the tests is."""
+
+    encoding = "utf-8"
+PERSIAN = f"پروژه{ZWJ}ها"
+# Everything a terminal must not be handed: an OSC title, a clear and colour (CSI), their C1
+# forms, bidi overrides and isolates, a zero-width space.
+EVIL = f"{TITLE}{CLEAR}{C1}{BIDI}"
+
+
+def test_the_display_sanitizer_keeps_the_joiners_and_makes_the_rest_visible():
+    from screens.widgets import shown_text
+    from wizard.textout import safe, shown, strip_controls
+
+    # Persian and emoji are spelled with the joiners: drawn as they are, a path keeps its look
+    # and a command copied from the screen is the command.
+    words = f"می{ZWNJ}خواهم {PERSIAN} 👩{ZWJ}💻"
+    for draw in (shown, shown_text, strip_controls):
+        assert draw(words) == words
+    assert not has_hidden(words)
+    for ch in "\x1b\x07\x00\x7f\x9b\x9d\u200b\u200e\u200f\u202e\u2066\u2060\ufeff\u061c":
+        assert shown(f"a{ch}b") == "a\ufffdb" and has_hidden(ch), repr(ch)
+    # A byte that is not UTF-8 (the path is used as it is, so it reaches the screen): the
+    # terminal is written UTF-8.
+    assert shown("caf\udce9") == shown_text("caf\udce9") == "caf\ufffd"
+    assert shown("a\r\nb\tc") == "a\nb\tc"
+    assert safe(f"{TITLE}{words}\udce9", Utf8()) == f"\ufffd]2;PWNED\ufffd{words}\ufffd"
+
+
+@pytest.mark.parametrize("path", [POSIX_PATHS[3], POSIX_PATHS[4]], ids=["persian", "emoji"])
+def test_a_path_with_a_joiner_is_shown_as_it_is_in_its_command(path):
+    from wizard.textout import shown
+
+    quoted = shell_quote(path, "Linux", program=True)
+    assert quoted == shlex.quote(path) and ZWJ in quoted
+    assert shown(quoted) == quoted                        # what is drawn is what is pasted
+
+
+def test_what_a_command_shows_is_what_is_pasted():
+    from wizard.textout import shown
+
+    for path in POSIX_PATHS:
+        quoted = shell_quote(path, "Linux", program=True)
+        assert shown(quoted) == quoted and "\n" not in quoted and "\t" not in quoted, path
+    for path in [*WINDOWS_PATHS, "C:\\a\tb\\python.exe", "C:\\a\nb\\python.exe"]:
+        quoted = shell_quote(path, "Windows", program=True)
+        assert shown(quoted) == quoted and "\n" not in quoted and "\t" not in quoted, path
+
+
+# ------------------------------------------------------------------------------- commands ---
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("path", [POSIX_PATHS[3], POSIX_PATHS[5], f"/home/ana/{PERSIAN}/p{EVIL}/bin/python3"],
+                         ids=["zwj", "latin-1", "escapes"])
+def test_torch_command_prints_the_exact_command_and_nothing_for_the_terminal(path):
+    from wizard.commands.torch_command import _ran_json, render_text
+    from wizard.install import choose_for_machine, machine_facts
+    from wizard.textout import json_text, valid_unicode
+
+    found = settle(hostile_probes(path), "en")
+    choice = choose_for_machine(found, "en")
+    text = render_text(choice, machine_facts(found), "live", "en", found.torch)
+    assert not set(text) & FORBIDDEN
+    assert f"    {choice.command}" in text.splitlines()
+    assert bash_reads(choice.command.split(" -m pip", 1)[0]) == raw(path)
+
+    printed = json_text({**choice.to_json(), **_ran_json(found.torch)})
+    assert not set(printed) & FORBIDDEN
+    data = json.loads(printed)
+    assert data["command"] == choice.command
+    # The path itself, escapes included; only a byte that is not UTF-8 cannot be JSON text.
+    assert data["interpreter"] == valid_unicode(path)
+
+
+@pytest.mark.parametrize("path", [POSIX_PATHS[3], POSIX_PATHS[5], f"/home/ana/{PERSIAN}/p{EVIL}/bin/python3"],
+                         ids=["zwj", "latin-1", "escapes"])
+def test_install_torch_prints_the_plan_inert_and_its_command_exact(path, capsys):
+    from wizard.commands.install_torch import _Say
+    from wizard.install import choose_for_machine
+    from wizard.torch_installer import make_plan
+
+    found = settle(hostile_probes(path), "en")
+    plan = make_plan(found.torch.interpreter, found.torch.interpreter_source, choose_for_machine(found, "en"))
+    _Say("en").plan(plan, own=False, mirror=None, ran=found.torch)
+    out = capsys.readouterr().out
+    assert not set(out) & FORBIDDEN
+    assert f"    {plan.shown}" in out.splitlines() and plan.argv[0] == path
+
+
 # ----------------------------------------------------------------------------- screens ---
 
-HOSTILE = f"/home/ana/proj{TITLE}{CLEAR}{BIDI}{ZWJ}/.venv/bin/python3"
+HOSTILE = f"/home/ana/{PERSIAN}/proj{EVIL}caf\udce9/.venv/bin/python3"
 
 
-def forbidden_on(app) -> set[str]:
-    return set("".join(screen_rows(app))) & FORBIDDEN
+def everything_hostile(path: str) -> Probes:
+    """hostile_probes, with escapes in every text a probe brings too: the CPU, the host name,
+    NVML's message, the GPU names, PyTorch's message, error line and warnings, the notes."""
+    probes = hostile_probes(path)
+    system = probes.system()._replace(cpu_model=f"AMD{EVIL} Ryzen", hostname=f"host{EVIL}")
+    nvidia = probes.nvidia()
+    nvidia = nvidia._replace(info=replace(nvidia.info, message=f"nvml{EVIL}"), detail=f"nvml{EVIL}")
+    hardware = probes.hardware()
+    hardware = hardware._replace(notes=tuple(replace(n, detail=f"note{EVIL}") for n in hardware.notes),
+                                 evidence=tuple(f"{e}{EVIL}" for e in hardware.evidence))
+
+    def torch(picked: str):
+        info, bench, note = hostile_torch(picked)
+        info = replace(info, error_line=f"error{EVIL}", torch_warnings=(f"warning{EVIL}",))
+        return info, bench, replace(note, detail=f"torch{EVIL}")
+
+    return Probes(system=lambda: system, nvidia=lambda: nvidia, hardware=lambda: hardware,
+                  torch=lambda: torch(path), torch_for=torch)
+
+
+def written(app) -> str:
+    """What the app writes to the terminal for the screen as it is now (each row as Textual's
+    driver is given it: text with its style sequences), without the SGR colour and style
+    sequences Textual itself makes."""
+    out = "".join(strip.render(app.console) for strip in app.screen._compositor.render_strips())
+    return re.sub(r"\x1b\[[0-9;:]*m", "", out)
 
 
 async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monkeypatch):
-    from screens.app import make_app
-    from screens.dialogs import PythonDialog
-    from screens.run_python import RunPythonDialog
+    """Welcome (the Python dialog: its list, a typed path, its rejection, a picked one; the
+    question before running a folder's own Python), every step, the install dialog with pip's
+    output and the check after it, the save step with its "already exists" question, and what
+    is printed when the wizard closes: nothing hostile reaches the terminal, the joiner does,
+    and the path picked and the report path are used exactly."""
+    import os
+    import sys
 
-    report = tmp_path / f"report{TITLE}.toml"
-    app = make_app("en", probes=hostile_probes(HOSTILE), report_path=report)
-    async with app.run_test(size=(80, 24)) as pilot:
+    from textual.widgets import Input, Log
+
+    from screens.app import exit_summary, make_app
+    from screens.dialogs import ExistsDialog, PythonDialog
+    from screens.run_python import RunPythonDialog
+    from wizard import torch_installer
+    from wizard.probe.model import GpuTest
+    from wizard.textout import safe
+
+    ran = []
+
+    def fake_stream(plan, on_line, on_start=None):
+        ran.append(plan.argv)
+        on_line(f"Collecting torch{EVIL}")
+        on_line(f"Successfully installed torch-2.14.1 in {plan.python}")
+        return 0
+
+    def fake_verify(plan, machine, lang, gpu_test=True):
+        info = replace(machine.torch, interpreter=plan.python, version="2.14.1+rocm6.4", build="rocm",
+                       gpu_tests=(GpuTest("cuda:0", "ok", name=f"Radeon{EVIL}", seconds=0.4),))
+        return "gpu-ok", info, []
+
+    monkeypatch.setattr(torch_installer, "stream_install", fake_stream)
+    monkeypatch.setattr(torch_installer, "verify", fake_verify)
+    seen: list[str] = []
+
+    def inert(where: str) -> None:
+        out = written(app)
+        assert not set(out) & FORBIDDEN, (where, forbidden_in(out))
+        seen.append("".join(screen_rows(app)))
+
+    report = tmp_path / f"report{TITLE}{ZWJ}\udce9.toml"
+    report.write_text("taken")                           # so that the "already exists" question shows
+    picked = tmp_path / f"env{EVIL}{PERSIAN}\udce9" / "python3"
+    picked.parent.mkdir()
+    os.symlink(sys.executable, picked)
+    app = make_app("en", probes=everything_hostile(HOSTILE), report_path=report)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:     # toasts drawn too
         await at_step(pilot, "welcome")
         await until(pilot, lambda: app.state.live.torch is not None, what="the torch result")
         await pilot.pause()
         assert app.state.live.torch_info().interpreter == HOSTILE      # kept for its use
-        assert not forbidden_on(app)
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, PythonDialog) and app.screen.is_mounted, what="dialog")
+        inert("welcome")
+
+        async def pick(path: str) -> None:
+            await pilot.press("p")
+            await until(pilot, lambda: isinstance(app.screen, PythonDialog) and app.screen.is_mounted,
+                        what="the Python dialog")
+            await pilot.pause()
+            inert("the Python dialog")
+            field = app.screen.query_one("#python-path", Input)
+            field.focus()
+            field.value = path
+            await pilot.pause()
+            inert("a typed path")
+            await pilot.press("enter")
+
+        await pick(str(tmp_path / f"gone{EVIL}\udce9" / "python3"))
+        await until(pilot, lambda: "no such file" in "".join(screen_rows(app)), what="the rejection")
+        inert("the rejection")
+        await pick(str(picked))                            # a real Python, in a hostile folder
+        await until(pilot, lambda: getattr(app.state.live.torch_info(), "interpreter", None) == str(picked),
+                    timeout=30, what="the picked Python's result")
         await pilot.pause()
-        assert not forbidden_on(app)
-        await pilot.press("escape")
-        app.push_screen(RunPythonDialog("en", HOSTILE.rsplit("/bin/", 1)[0]))
+        inert("the picked Python")
+
+        app.push_screen(RunPythonDialog("en", str(picked.parent)))
         await until(pilot, lambda: isinstance(app.screen, RunPythonDialog) and app.screen.is_mounted,
                     what="the question")
         await pilot.pause()
-        assert not forbidden_on(app)
+        inert("the question before running")
         await pilot.press("escape")
-        seen = []
 
         async def look(step: str) -> None:
             await at_step(pilot, step)
             await pilot.pause()
-            seen.append(step)
-            assert not forbidden_on(app), step
+            inert(step)
 
         await pilot.press("enter")
         for step in ("need_gpu", "has_nvidia", "form_factor"):
@@ -225,13 +405,87 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
         await look("result")
         command = app.state.outcome().recommendation.torch_command
         assert command and "$'" in command                 # quoted, hidden bytes as \xHH
+
         await pilot.press("i")
         await until(pilot, lambda: bool(app.screen.query("#install-command")), what="the install dialog")
         await pilot.pause()
-        assert not forbidden_on(app)
-        assert app.state.install_plan().argv[0] == HOSTILE
-        await pilot.press("escape")
-        await at_step(pilot, "result")
+        inert("the install dialog")
+        assert app.state.install_plan().argv[0] == str(picked)
+        await pilot.press("enter")                          # Install
+        await until(pilot, lambda: "Radeon" in str(app.screen.query_one("#install-status").render()),
+                    what="the check after the install")
+        await pilot.pause()
+        inert("the install's log and check")
+        log = "".join(app.screen.query_one(Log).lines)
+        assert "Collecting torch" in log and not set(log) & FORBIDDEN
+        assert ran and ran[0][0] == str(picked)
+        await pilot.press("enter")                          # Close
+        await look("result")
+
         await pilot.press("ctrl+n")
         await look("save")
-        assert seen == ["need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save"]
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExistsDialog) and app.screen.is_mounted,
+                    what="the question about the existing report")
+        await pilot.pause()
+        inert("the report exists")
+        await pilot.press("enter")                          # the next free name
+        await until(pilot, lambda: app.state.saved_path is not None, what="the report to be saved")
+        await look("save")
+        assert app.state.saved_path.parent == tmp_path
+        assert app.state.saved_path.name.startswith(f"report{TITLE}{ZWJ}\udce9")    # the name as given
+        assert app.state.saved_path.exists()
+        printed = safe(exit_summary(app), Utf8())
+        assert not set(printed) & FORBIDDEN and command in printed
+    shown = "\n".join(seen)
+    # Not a vacuous pass: the hostile texts were drawn, made visible, the joiner kept.
+    assert "]2;PWNED" in shown and PERSIAN in shown and "caf\ufffd" in shown and "Radeon" in shown
+
+
+def hostile_recording():
+    """A recorded machine whose every outside text carries escapes, as a Machine handed to the
+    wizard directly: nothing cleaned it on the way in, so only drawing can make it inert."""
+    recorded = machine(LINUX_MACHINE)
+    torch = recorded.torch
+    torch = replace(torch, interpreter=HOSTILE, message=f"torch{EVIL}", error_line=f"error{EVIL}",
+                    torch_warnings=(f"warning{EVIL}",), asked=(HOSTILE,),
+                    other_pythons=(OtherPython(HOSTILE + "2", "conda-env", "2.8.0"),),
+                    not_run=(NotRunPython(HOSTILE + "3", "project-venv", "ask-first", "2.5.1"),))
+    return replace(recorded, torch=torch, cpu_model=f"AMD{EVIL} Ryzen", hostname=f"host{EVIL}",
+                   nvidia=replace(recorded.nvidia, message=f"nvml{EVIL}"),
+                   gpus=tuple(replace(g, name=f"{g.name}{EVIL}") for g in recorded.gpus),
+                   chassis_evidence=tuple(f"{e}{EVIL}" for e in recorded.chassis_evidence),
+                   probes=tuple(replace(n, detail=f"note{EVIL}") for n in recorded.probes))
+
+
+async def test_a_recorded_machine_with_hostile_texts_is_drawn_inert_on_every_step(tmp_path):
+    from screens.app import make_app
+
+    app = make_app("en", machine=hostile_recording(), report_path=tmp_path / f"r{TITLE}.toml")
+    seen = []
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        async def look(step: str) -> None:
+            await at_step(pilot, step)
+            await pilot.pause()
+            out = written(app)
+            assert not set(out) & FORBIDDEN, (step, forbidden_in(out))
+            seen.append("".join(screen_rows(app)))
+
+        await look("welcome")
+        await pilot.press("enter")
+        for step in ("need_gpu", "has_nvidia", "form_factor"):
+            await look(step)
+            await pilot.press("ctrl+n")
+        await look("budget")
+        await type_budget(pilot, "5000")
+        await pilot.press("enter")
+        await look("goal")
+        await pilot.press("ctrl+n")
+        await look("result")
+        await pilot.press("ctrl+n")
+        await look("save")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.state.saved_path is not None, what="the report to be saved")
+        await look("save")
+    shown = "\n".join(seen)
+    assert "]2;PWNED" in shown and PERSIAN in shown

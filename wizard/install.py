@@ -242,32 +242,38 @@ def shell_quote(word: str, os_name: str | None = None, program: bool = False) ->
     """One word of a command, written so that the user's shell reads back exactly `word`, and
     so that a terminal shows all of it (`program`: it is what the command runs).
 
-    POSIX: shlex's quoting; a word with a character no terminal shows (a control, zero-width or
-    bidi character, a byte that is not UTF-8) in bash's $'…' with escapes instead, printable and
-    still exact when pasted. Windows: PowerShell's quoting (the shell Windows Terminal opens),
-    where a word with no special character needs none and works in cmd too."""
-    from wizard.textout import has_hidden
-
+    POSIX: shlex's quoting; a word with a character no terminal shows as it is (a control, bidi
+    or hidden zero-width character, a newline or tab, a byte that is not UTF-8) in bash's $'…'
+    with escapes instead, printable and still exact when pasted. The joiners U+200C/U+200D are
+    shown (wizard.textout keeps them: Persian and emoji are spelled with them), so they stay.
+    Windows: PowerShell's quoting (the shell Windows Terminal opens), where a word with no special
+    character needs none and works in cmd too."""
     if (os_name or "") == "Windows":
         return _powershell_word(word, program)
-    if has_hidden(word):
+    if _unshown(word):
         return _ansi_c(word)
     import shlex
 
     return shlex.quote(word)
 
 
-def _ansi_c(word: str) -> str:
-    """bash's $'…': the hidden characters (and the bytes of a name that is not UTF-8) as \\xHH."""
+def _unshown(text: str) -> bool:
+    """`text` holds a character a terminal would not show as it is (wizard.textout.has_hidden), or
+    a newline or tab: shown, they would split the one word over lines or pass for spaces."""
     from wizard.textout import has_hidden
 
+    return has_hidden(text) or "\n" in text or "\t" in text
+
+
+def _ansi_c(word: str) -> str:
+    """bash's $'…': the hidden characters (and the bytes of a name that is not UTF-8) as \\xHH."""
     out = []
     for ch in word:
         if ch in "\\'":
             out.append("\\" + ch)
         elif "\udc80" <= ch <= "\udcff":             # a byte that was not UTF-8 (surrogateescape)
             out.append(f"\\x{ord(ch) - 0xDC00:02x}")
-        elif has_hidden(ch) or "\ud800" <= ch <= "\udfff":
+        elif _unshown(ch):
             out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))
         else:
             out.append(ch)
@@ -287,13 +293,11 @@ def _powershell_word(word: str, program: bool) -> str:
     (doubled); a word with hidden characters in double quotes, each as $([char]0x…), with `, $
     and the quotes escaped. A quoted program runs through the call operator `&`: a quoted
     string at the start of a line is only a value to PowerShell."""
-    from wizard.textout import has_hidden
-
     if _POWERSHELL_PLAIN.fullmatch(word):
         return word
-    if has_hidden(word):
+    if _unshown(word):
         quoted = '"' + "".join(
-            f"$([char]0x{ord(ch):04X})" if has_hidden(ch) or "\ud800" <= ch <= "\udfff"
+            f"$([char]0x{ord(ch):04X})" if _unshown(ch)
             else "`" + ch if ch in "`$" + _POWERSHELL_DOUBLE else ch
             for ch in word) + '"'
     else:

@@ -152,15 +152,24 @@ def mark(severity: str, stream=None) -> str:
 
 # C0/C1 control characters except newline and tab: a hostile report must not drive the
 # reader's terminal (escape sequences can retitle, clear, rewrite or fill the clipboard of what a
-# TA sees). Bidi overrides and isolates reorder what is shown ("evil" that reads "live"), and
-# zero-width characters hide text: shown as U+FFFD, visibly.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e"
+# TA sees). Bidi marks, overrides and isolates reorder what is shown ("evil" that reads "live"),
+# and zero-width characters hide text: shown as U+FFFD, visibly. The zero-width non-joiner and
+# joiner (U+200C, U+200D) stay: Persian and Indic words and emoji sequences are spelled with
+# them, so a folder name keeps its look, and a command shown with one still runs when copied.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b\u200e\u200f\u202a-\u202e"
                       "\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def strip_controls(text: str) -> str:
     # Windows line ends are line ends, not a stray carriage return to flag.
     return _CONTROL.sub("\ufffd", text.replace("\r\n", "\n"))
+
+
+def shown(text: str) -> str:
+    """The one form of outside text that is drawn or printed: valid UTF-8 (a byte of a name that
+    is not UTF-8 as U+FFFD, as a terminal could not show it anyway) with strip_controls applied.
+    For display only: a value that is used (USED_AS_IS) keeps its own form."""
+    return _clean_one(text)
 
 
 def near_path(path: str, here: str | None = None) -> str:
@@ -190,9 +199,11 @@ def clean_strings(obj: Any) -> Any:
 
 
 # Values that are used as they are, not only shown: an interpreter's path is run and handed to
-# pip, and a path with a zero-width joiner (Persian, emoji) or a byte that is not UTF-8 must
-# still name that interpreter. (record, field) pairs; whoever draws one cleans the copy it draws
-# (strip_controls, safe, screens.widgets.shown_text), and commands quote it (wizard.install).
+# pip, and a path with a byte that is not UTF-8 or a control character (a POSIX file name may
+# hold both) must still name that interpreter. (record, field) pairs; whoever draws one cleans
+# the copy it draws (shown: through safe in the commands, screens.widgets.shown_text in the
+# wizard), and commands quote it (wizard.install.shell_quote). The report and `check --json`
+# clean all of it: saved and printed data is text.
 USED_AS_IS = frozenset({
     ("TorchInfo", "interpreter"), ("TorchInfo", "asked"),
     ("OtherPython", "interpreter"), ("NotRunPython", "interpreter"),
@@ -212,6 +223,18 @@ def valid_unicode(obj: Any) -> Any:
     are recovered and decoded leniently (U+FFFD for what is not text).
     """
     return _each_string(obj, _valid_one)
+
+
+def json_text(obj: Any) -> str:
+    """`obj` as JSON to print, values kept: a control, bidi or zero-width character (which
+    json.dumps passes on raw, but for C0) written as its \\uXXXX escape, so a program reading it
+    gets the exact value and a terminal gets none of them. A byte that is not UTF-8 becomes
+    U+FFFD: JSON text is Unicode."""
+    import json
+
+    text = json.dumps(valid_unicode(obj), ensure_ascii=False, indent=2)
+    # Outside its strings JSON holds only ASCII punctuation, digits, spaces and newlines.
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _clean_one(text: str) -> str:
@@ -259,7 +282,7 @@ def _only_escapes(text: str) -> bool:
 
 def safe(text: str, stream=None) -> str:
     """Text the stream can print: no control characters; what it cannot encode becomes '?'."""
-    text = strip_controls(text)
+    text = shown(text)
     if _to_terminal(stream) and ascii_terminal():
         text = asciify(text)  # a file or pipe keeps the text as it is
     encoding = getattr(stream or sys.stdout, "encoding", None) or "ascii"

@@ -9,7 +9,6 @@ Exit 0 with a command, 1 when nothing fits (the reason says why), 2 for bad argu
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import re
 import shutil
@@ -48,7 +47,10 @@ def _described(args: argparse.Namespace) -> bool:
 
 
 def _bad(message: str) -> int:
-    print(f"gpu-wizard torch-command: error: {message}", file=sys.stderr)
+    from wizard.textout import safe
+
+    # The message may quote the user's arguments or a --machine file's own words.
+    print(safe(f"gpu-wizard torch-command: error: {message}", sys.stderr), file=sys.stderr)
     return 2
 
 
@@ -126,12 +128,11 @@ def run(args: argparse.Namespace) -> int:
         payload = choice.to_json()
         if ran is not None:
             payload.update(_ran_json(ran))
-        from wizard.textout import valid_unicode
+        from wizard.textout import json_text
 
-        # A path of bytes that are not UTF-8 cannot be written as JSON text: made valid here,
-        # in the printed copy only.
-        json.dump(valid_unicode(payload), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        # The interpreter's path as it is (json_text escapes what a terminal must not get, and
+        # mends a byte that is not UTF-8, in the printed copy only).
+        sys.stdout.write(json_text(payload) + "\n")
     else:
         sys.stdout.write(render_text(choice, facts, source, lang, ran))
     return 0 if choice.command else 1
