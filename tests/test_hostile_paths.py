@@ -105,12 +105,13 @@ def powershell_value(text: str) -> tuple[str, str]:
                 i += 1
         raise AssertionError(f"unterminated: {text!r}")
     word = re.match(r"[^\s]*", text).group(0)
-    assert re.fullmatch(r"[A-Za-z0-9_:\\/.=+-]*", word), f"a bare word with specials: {word!r}"
+    assert re.fullmatch(r"[\w:\\/.=+-]*", word), f"a bare word with specials: {word!r}"
     return word, text[len(word):]
 
 
 WINDOWS_PATHS = [
     r"C:\Python312\python.exe",
+    "C:\\Users\\张伟\\AppData\\Local\\Programs\\Python\\Python312\\python.exe",
     r"C:\Users\Ana Lopez\project\.venv\Scripts\python.exe",
     'C:\\x" & calc & "\\python.exe',
     "C:\\it's $(calc)\\python.exe",
@@ -125,7 +126,7 @@ def test_a_windows_path_is_one_word_in_powershell_and_only_that_path(path):
     command = shell_quote(path, "Windows", program=True) + " -m pip"
     quoted = command[2:] if command.startswith("& ") else command
     if quoted is command:
-        assert re.fullmatch(r"[A-Za-z0-9_:\\/.=+-]+ -m pip", command)   # no quoting needed: cmd reads it too
+        assert re.fullmatch(r"[\w:\\/.=+-]+ -m pip", command)   # no quoting needed: cmd reads it too
     value, rest = powershell_value(quoted)
     assert value == path and rest == " -m pip"
     assert not has_hidden(command)
@@ -135,6 +136,12 @@ def test_a_quoted_program_gets_the_call_operator_and_an_argument_does_not():
     assert shell_quote(r"C:\My env\python.exe", "Windows", program=True).startswith("& '")
     assert shell_quote("numpy<2", "Windows") == "'numpy<2'"
     assert shell_quote("--index-url", "Windows") == "--index-url"
+    # A user folder named in Chinese needs no quotes: the same line runs in PowerShell and cmd.
+    chinese = "C:\\Users\\张伟\\.venv\\Scripts\\python.exe"
+    assert shell_quote(chinese, "Windows", program=True) == chinese
+    # Dashes and spaces of other scripts are no letters: PowerShell reads "–x" as "-x".
+    assert shell_quote("C:\\a\u2013b\\python.exe", "Windows", program=True).startswith("& '")
+    assert shell_quote("C:\\a\u3000b\\python.exe", "Windows", program=True).startswith("& '")
 
 
 # ------------------------------------------------------------------------- arrival, use ---

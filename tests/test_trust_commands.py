@@ -216,3 +216,19 @@ def test_a_folders_environment_is_named_as_typed_there_not_by_its_full_path(clon
     result = gpu_wizard("check", "--json", "--no-gpu-test", cwd=project, home=home)
     [finding] = [f for f in json.loads(result.stdout)["findings"] if f["id"] == "torch-not-run"]
     assert "./.venv/bin/python3" in finding["fix"] and str(project) not in json.dumps(finding)
+
+
+def test_the_fix_quotes_a_path_the_shell_would_split(tmp_path):
+    """A folder called "my $(touch x) course": the pasted fix is one word, and runs nothing."""
+    import shlex
+
+    home = tmp_path / "home"
+    project = home / "my $(touch x) course"
+    python = plant(project / ".venv", tmp_path / "mark", torch_version="2.5.1")
+    here = project / "hw1"   # the course's .venv is in the folder above: named by its full path
+    here.mkdir()
+    result = gpu_wizard("check", "--json", "--no-gpu-test", "--no-redact", cwd=here, home=home)
+    [finding] = [f for f in json.loads(result.stdout)["findings"] if f["id"] == "torch-not-run"]
+    command = finding["fix"].split(": ", 1)[1]
+    assert shlex.split(command) == ["gpu-wizard", "check", "--python", str(python)]
+    assert not (tmp_path / "mark").exists()

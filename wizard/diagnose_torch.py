@@ -24,7 +24,7 @@ from wizard import torch_messages as said
 from wizard.evidence import run_text
 from wizard.findings import Finding, make_finding
 from wizard.i18n import t
-from wizard.install import TorchChoice, choose_for_machine, macos_version_of
+from wizard.install import TorchChoice, choose_for_machine, macos_version_of, shell_quote
 from wizard.probe.model import Machine, NotRunPython, TorchInfo
 from wizard.probe.torch import NOT_PYTHON
 from wizard.textout import near_path
@@ -166,7 +166,9 @@ def _not_run_finding(case: _Case) -> Finding | None:
     skipped = torch_not_run(torch)
     if skipped is None:
         return None
-    values = {"path": near_path(skipped.interpreter), "interpreter": torch.interpreter or "python"}
+    near = near_path(skipped.interpreter)
+    # In the command the path is one word for the shell, whatever its folders are called.
+    values = {"path": near, "quoted": shell_quote(near, case.machine.os), "interpreter": torch.interpreter or "python"}
     instead = t("torch.findings.torch-not-run.instead-none" if torch.status == "not-installed"
                 else "torch.findings.torch-not-run.instead-own", case.lang, version=case.version, **values)
     return case.finding("torch-not-run", "warning", found=skipped.torch_version, instead=instead,

@@ -281,8 +281,9 @@ def _ansi_c(word: str) -> str:
 
 
 # A PowerShell word that needs no quotes: nothing in it starts an expression, a variable, a
-# string, a redirection or another command.
-_POWERSHELL_PLAIN = re.compile(r"[A-Za-z0-9_:\\/.=+-]+")
+# string, a redirection or another command. Letters of any script count (\w: no quote, dash or
+# space is one), so a user folder named in Chinese stays bare and the command works in cmd too.
+_POWERSHELL_PLAIN = re.compile(r"[\w:\\/.=+-]+")
 # PowerShell reads the typographic quotes as quotes too (‘ ’ ‚ ‛ as ', “ ” „ as ").
 _POWERSHELL_SINGLE = "'\u2018\u2019\u201a\u201b"
 _POWERSHELL_DOUBLE = '"\u201c\u201d\u201e'

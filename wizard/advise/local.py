@@ -9,6 +9,7 @@ from wizard.advise.records import APPLE_GPU_SHARE_LARGE, APPLE_GPU_SHARE_SMALL, 
 from wizard.diagnose_torch import torch_not_run
 from wizard.findings import Finding
 from wizard.i18n import t
+from wizard.install import shell_quote
 from wizard.knowledge import Goal, Knowledge
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import near_path
@@ -124,7 +125,8 @@ def current_gpu_verdict(local: LocalGpu, machine: Machine, goal: Goal, errors: l
         return "fix-setup", ("fix-setup" if local.vram_gb is not None else "fix-setup-unknown-vram")
     skipped = torch_not_run(torch) if torch is not None else None
     if skipped is not None:
-        draft.add("torch-not-run", path=near_path(skipped.interpreter), version=skipped.torch_version,
+        near = near_path(skipped.interpreter)
+        draft.add("torch-not-run", path=near, quoted=shell_quote(near, machine.os), version=skipped.torch_version,
                   reason=t(f"check.not-run-reason.{skipped.reason}", draft.lang))
     elif not torch_installed:
         draft.add("torch-not-installed" if has_command else "torch-not-installed-no-command")

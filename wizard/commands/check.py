@@ -42,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             machine = localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
-            print(f"gpu-wizard: {exc}", file=sys.stderr)
+            from wizard.textout import safe
+
+            print(safe(f"gpu-wizard: {exc}", sys.stderr), file=sys.stderr)
             return 2
     else:
         from wizard.live import probe_this_machine
