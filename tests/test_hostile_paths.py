@@ -281,6 +281,20 @@ def test_install_torch_prints_the_plan_inert_and_its_command_exact(path, capsys)
 
 
 # ----------------------------------------------------------------------------- screens ---
+async def to_result(pilot, look) -> None:
+    """From the first step to the recommendation, accepting what is shown (a budget typed),
+    calling `look(step)` on each step as it opens."""
+    for step in ("need_gpu", "has_nvidia", "form_factor"):
+        await look(step)
+        await pilot.press("ctrl+n")
+    await look("budget")
+    await type_budget(pilot, "5000")
+    await pilot.press("enter")
+    await look("goal")
+    await pilot.press("ctrl+n")
+    await look("result")
+
+
 
 HOSTILE = f"/home/ana/{PERSIAN}/proj{EVIL}caf\udce9/.venv/bin/python3"
 
@@ -401,15 +415,7 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
             inert(step)
 
         await pilot.press("enter")
-        for step in ("need_gpu", "has_nvidia", "form_factor"):
-            await look(step)
-            await pilot.press("ctrl+n")
-        await look("budget")
-        await type_budget(pilot, "5000")
-        await pilot.press("enter")
-        await look("goal")
-        await pilot.press("ctrl+n")
-        await look("result")
+        await to_result(pilot, look)
         command = app.state.outcome().recommendation.torch_command
         assert command and "$'" in command                 # quoted, hidden bytes as \xHH
 
@@ -480,15 +486,7 @@ async def test_a_recorded_machine_with_hostile_texts_is_drawn_inert_on_every_ste
 
         await look("welcome")
         await pilot.press("enter")
-        for step in ("need_gpu", "has_nvidia", "form_factor"):
-            await look(step)
-            await pilot.press("ctrl+n")
-        await look("budget")
-        await type_budget(pilot, "5000")
-        await pilot.press("enter")
-        await look("goal")
-        await pilot.press("ctrl+n")
-        await look("result")
+        await to_result(pilot, look)
         await pilot.press("ctrl+n")
         await look("save")
         await pilot.press("enter")
