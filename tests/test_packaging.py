@@ -111,3 +111,31 @@ def test_a_command_whose_output_could_not_be_written_says_so(tmp_path):
                      "end_now(0)\n", tmp_path)
     assert done.returncode == 120
     assert done.stderr == "gpu-wizard: could not write the output: No space left on device\n"
+
+
+@pytest.mark.parametrize("argv,loaded", [
+    (["check", "--json"], ["wizard.commands.check"]),
+    (["--lang", "zh", "report", "show", "x.toml"], ["wizard.commands.report_cmd"]),
+    (["--lang", "zh"], []),
+    (["--help"], ["wizard.commands.check", "wizard.commands.install_torch", "wizard.commands.report_cmd",
+                  "wizard.commands.torch_command"]),
+])
+def test_a_command_line_loads_only_the_commands_it_names(argv, loaded):
+    code = ("import sys\nfrom wizard.cli import parse\n"
+            f"try:\n    parse({argv!r})\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('wizard.commands.')), file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stderr.strip().splitlines()[-1] == repr(loaded)
+
+
+@pytest.mark.parametrize("argv,lang", [
+    (["--lang", "zh", "check"], "zh"), (["check", "--lang", "zh"], "zh"), (["check"], None),
+    (["--lang", "zh", "check", "--lang", "en"], "en"), (["--lang", "zh", "report", "show", "x"], "zh"),
+    (["--lang", "zh"], "zh"),
+])
+def test_a_wizard_option_before_the_command_means_the_same_after_it(argv, lang):
+    from wizard.cli import parse
+
+    args = parse(argv)
+    assert args.lang == lang and not any(name.startswith("top_") for name in vars(args))
+    assert parse(["--no-gpu-test", "check"]).no_gpu_test is True

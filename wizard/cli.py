@@ -11,6 +11,7 @@ import gc
 import importlib
 import os
 import sys
+from typing import Any
 
 from wizard import __version__, signals
 from wizard.content import DAMAGED, ContentError
@@ -31,99 +32,73 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-class _TopParser(_Parser):
-    """`gpu-wizard`: its --help lists every command, so only then are they all loaded."""
-
-    def format_help(self) -> str:
-        for action in self._actions:
-            if isinstance(action, _Subcommands):
-                action.load_all()
-        return super().format_help()
-
-
-class _Subcommands(argparse._SubParsersAction):
-    """Subcommands whose module loads when the command is used (or listed by --help).
-
-    Each command module costs its imports and argparse calls; `gpu-wizard check` must not
-    pay for `report` and `install-torch` as well."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.top: argparse.ArgumentParser | None = None
-        self.pending: dict[str, str] = {}   # name → module, not loaded yet
-
-    def add_lazy(self, name: str, module_name: str) -> None:
-        self.add_parser(name, help="")   # the help line is filled in with the module
-        self.pending[name] = module_name
-
-    def load(self, name: str) -> None:
-        module_name = self.pending.pop(name, None)
-        if module_name is None:
-            return
-        module = importlib.import_module(module_name)
-        sub_parser = self._name_parser_map[name]
-        sub_parser.description = module.HELP
-        for choice in self._choices_actions:
-            if choice.dest == name:
-                choice.help = module.HELP
-        module.add_arguments(sub_parser)
-        if self.top is not None:
-            _keep_top_level_values(self.top, sub_parser)
-        sub_parser.set_defaults(_module=module)
-
-    def load_all(self) -> None:
-        for name in list(self.pending):
-            self.load(name)
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        self.load(values[0])
-        super().__call__(parser, namespace, values, option_string)
+def commands_in(argv: list[str]) -> list[str]:
+    """The commands whose modules a command line needs: those it names (a value that happens
+    to be a command's name costs only that module's import), or all of them for the list that
+    `gpu-wizard --help` prints. `gpu-wizard check` must not pay for `report` and `install-torch`."""
+    named = [name for name in COMMANDS if name in argv]
+    asks_help = any(arg in ("-h", "--help") for arg in argv)
+    return list(COMMANDS) if asks_help and not named else named
 
 
-def build_parser(lazy: bool = False) -> argparse.ArgumentParser:
-    """The whole command line; `lazy`: a command's module loads only when it is used."""
-    parser = _TopParser(
+# The wizard's options as the top-level parser stores them: apart from a command's own options of
+# the same name (a command's default would overwrite a value given before the command), and
+# merged after parsing (_merge_top_level).
+_TOP = "top_"
+
+
+def build_parser(load: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; `load`: the commands whose options are read (default: all).
+    The others are listed by name only, and are never what a command line using them parses."""
+    parser = _Parser(
         prog="gpu-wizard",
         description="Does this computer have a GPU PyTorch can use? What should I install or buy?",
     )
     parser.add_argument("--version", action="version", version=f"gpu-wizard {__version__}")
-    add_wizard_arguments(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
-                                action=_Subcommands)
-    assert isinstance(sub, _Subcommands)   # `action=` made it one; mypy sees the base class
-    sub.top = parser
+    add_wizard_arguments(parser, _TOP)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, module_name in COMMANDS.items():
-        sub.add_lazy(name, module_name)
-    if not lazy:
-        sub.load_all()
+        if load is not None and name not in load:
+            sub.add_parser(name)
+            continue
+        module = importlib.import_module(module_name)
+        sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(sub_parser)
+        sub_parser.set_defaults(_module=module)
     return parser
 
 
-def _keep_top_level_values(top: argparse.ArgumentParser, sub: argparse.ArgumentParser) -> None:
-    """`gpu-wizard --lang zh check` must mean what `gpu-wizard check --lang zh` means.
-
-    argparse lets a subcommand's own default overwrite a value given before the subcommand;
-    a suppressed default leaves it alone.
-    """
-    shared = {action.dest for action in top._actions if action.option_strings}
-    for action in sub._actions:
-        if action.dest in shared and action.option_strings:
-            action.default = argparse.SUPPRESS
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line as the commands and the wizard read it."""
+    return _merge_top_level(build_parser(commands_in(argv)).parse_args(argv))
 
 
-def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale; zh* → zh)")
-    parser.add_argument("--python", metavar="PATH",
-                        help="the interpreter whose torch is checked (default: found where your PyTorch is)")
-    parser.add_argument("--no-gpu-test", action="store_true",
-                        help="do not run a tiny kernel on each visible GPU")
-    parser.add_argument("--no-discover", action="store_true",
-                        help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
-    parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
-    parser.add_argument("--answers", metavar="FILE", help="headless run: answers from FILE")
-    parser.add_argument("--report", metavar="PATH", help="where the report is saved")
-    parser.add_argument("--no-redact", action="store_true",
-                        help="keep host name, user name and GPU UUIDs in the report")
+def _merge_top_level(args: argparse.Namespace) -> argparse.Namespace:
+    """`gpu-wizard --lang zh check` means `gpu-wizard check --lang zh`: a wizard option given
+    before the command counts unless the command's own was given (None and False: not given)."""
+    for top in [name for name in vars(args) if name.startswith(_TOP)]:
+        name, value = top[len(_TOP):], getattr(args, top)
+        delattr(args, top)
+        if getattr(args, name, None) in (None, False):
+            setattr(args, name, value)
+    return args
+
+
+def add_wizard_arguments(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    """The wizard's own options; `prefix` goes before each one's name in the parsed arguments."""
+    def option(flag: str, **kwargs: Any) -> None:
+        parser.add_argument(flag, dest=prefix + flag.lstrip("-").replace("-", "_"), **kwargs)
+
+    option("--lang", choices=("en", "zh"), help="language (default: from the locale; zh* → zh)")
+    option("--python", metavar="PATH",
+           help="the interpreter whose torch is checked (default: found where your PyTorch is)")
+    option("--no-gpu-test", action="store_true", help="do not run a tiny kernel on each visible GPU")
+    option("--no-discover", action="store_true",
+           help="run no Python to look for PyTorch but --python (or gpu-wizard's own)")
+    option("--machine", metavar="FILE", help="use a recorded machine instead of probing")
+    option("--answers", metavar="FILE", help="headless run: answers from FILE")
+    option("--report", metavar="PATH", help="where the report is saved")
+    option("--no-redact", action="store_true", help="keep host name, user name and GPU UUIDs in the report")
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -177,8 +152,7 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
     args = None
     command = False
     try:
-        parser = build_parser(lazy=True)
-        args = parser.parse_args(argv)
+        args = parse(sys.argv[1:] if argv is None else argv)
         bad_python = _check_python(args)
         if bad_python is not None:
             _say(bad_python)

@@ -27,8 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     summarize.add_argument("files", metavar="FILE", nargs="+")
     summarize.add_argument("--csv", action="store_true", help="print comma-separated values")
     for sub in (show, validate, summarize):
-        # SUPPRESS keeps a `--lang` given before `report` from being reset to None here.
-        sub.add_argument("--lang", choices=("en", "zh"), default=argparse.SUPPRESS,
+        sub.add_argument("--lang", choices=("en", "zh"),
                          help="language of the labels (default: the report's, or the locale's)")
 
 
