@@ -15,27 +15,11 @@ before the package is installed.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
 MANIFEST_NAME = "SHA256SUMS"
-
-
-def _sha256():  # type: ignore[no-untyped-def]
-    """The standard library's own SHA-256. `hashlib` starts OpenSSL to offer it, which costs
-    more (~5 ms) than hashing all of content/ (1-2 ms) on every run of every command; the
-    built-in module is what hashlib falls back to without OpenSSL. Python 3.12 renamed it."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # 3.12 and later
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # 3.9 to 3.11
-        except ImportError:  # a Python built without them (FIPS builds): OpenSSL's
-            from hashlib import sha256  # type: ignore[assignment]
-    return sha256
-
-
-_SHA256 = _sha256()
 
 
 def content_files(root: Path) -> list[Path]:
@@ -45,7 +29,7 @@ def content_files(root: Path) -> list[Path]:
 
 
 def digest(data: bytes) -> str:
-    return _SHA256(data).hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
 def manifest_text(root: Path) -> str:
