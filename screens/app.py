@@ -112,14 +112,9 @@ def free_left_screens() -> None:
     the last 1,024 of those caches alive after their widgets are gone (reported upstream as
     Textualize/textual#6665): +4 MB each time the steps were walked through.
     """
-    try:
-        from textual._styles_cache import StylesCache
-    except ImportError:   # a Textual that has moved it (it is private) has likely fixed it
-        pass
-    else:
-        cache_clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
-        if cache_clear is not None:   # a Textual that has fixed it has none
-            cache_clear()
+    from screens.textual_workarounds import clear_render_cache
+
+    clear_render_cache()
     gc.collect()
 
 

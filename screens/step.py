@@ -217,21 +217,18 @@ class StepScreen(Screen):
         Footer: " key desc " a key, or "key desc " compact."""
         shown = {(key, action) for keys, action, _, show in self.KEYS if show for key in keys.split(",")}
         out = []
-        for bindings in self._bindings.key_to_bindings.values():
-            for binding in bindings:
-                # A key this step hides right now (check_action: False) takes no room.
-                if (binding.key, binding.action) in shown \
-                        and self.check_action(binding.action, ()) is not False:
-                    cells = cell_len(self.app.get_key_display(binding)) + cell_len(binding.description)
-                    out.append((binding, cells + 3, cells + 2))
+        # Textual leaves out a key this step hides right now (check_action: False): it takes no room.
+        for node, binding, _enabled, _tooltip in self.active_bindings.values():
+            if node is self and (binding.key, binding.action) in shown:
+                cells = cell_len(self.app.get_key_display(binding)) + cell_len(binding.description)
+                out.append((binding, cells + 3, cells + 2))
         return out
 
     def rebind(self, change: Callable[[Binding], Binding]) -> None:
         """Change this screen's keys as the footer shows them, without rebuilding the screen."""
-        table = self._bindings.key_to_bindings
-        for key, bindings in list(table.items()):
-            table[key] = [change(binding) for binding in bindings]
-        self.refresh_bindings()
+        from screens.textual_workarounds import rebind
+
+        rebind(self, change)
 
     def relabel(self, action: str, desc: str) -> None:
         """Say in the footer what `action`'s key does now (Ctrl+N once the report is saved)."""

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from screens.markdown_lite import Wrapped
 from screens.panels import Check, errors_first
+from screens.textual_workarounds import footer_bindings_ready
 from wizard.textout import ASCII_MARKS, MARKS, asciify
 
 if TYPE_CHECKING:
@@ -54,11 +55,11 @@ class KeysFooter(Footer):
     def compose(self) -> ComposeResult:
         # Recorded as the keys are built, not when the rebuild was asked for: bindings that
         # change meanwhile are what a later rebuild compares with.
-        self._shown = self._showing() if self._bindings_ready else None
+        self._shown = self._showing() if footer_bindings_ready(self) else None
         yield from super().compose()
 
     async def recompose(self) -> None:
-        if self.is_attached and self._bindings_ready and self._showing() == self._shown:
+        if self.is_attached and footer_bindings_ready(self) and self._showing() == self._shown:
             return
         await super().recompose()
 
