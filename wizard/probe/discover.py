@@ -430,11 +430,9 @@ class Gate:
     before. `remembered(env)` reads that answer ("run" / "skip" / None)."""
 
     def __init__(self, consent: Consent | None = None, *, policy: trust.Policy | None = None,
-                 no_policy: bool = False, remembered: Callable[[str], str | None] | None = None,
-                 own_prefix: str | None = None):
+                 remembered: Callable[[str], str | None] | None = None, own_prefix: str | None = None):
         self.consent = consent
-        # `no_policy`: files without POSIX owners (Windows), where only the folder rules apply.
-        self.policy = None if no_policy else (policy or trust.current_policy())
+        self.policy = policy  # None: this process's (wizard.probe.trust.current_policy)
         if remembered is None:
             from wizard.user_settings import environment_answer
 
@@ -443,7 +441,7 @@ class Gate:
         self.own_prefix = own_prefix if own_prefix is not None else sys.prefix
         self._lock = threading.Lock()
         self._decided: dict[str, str | None] = {}      # path → None (runs) or the reason it does not
-        self._refused: dict[str, Candidate] = {}
+        self._refused: dict[str, tuple[Candidate, str]] = {}   # path → (the candidate, why not)
 
     def allows(self, candidate: Candidate, ask: bool = True) -> bool:
         """Whether `candidate` may run. `ask=False`: never ask the user now (a candidate that
@@ -455,23 +453,27 @@ class Gate:
         reason = self._reason(candidate, ask)
         if reason == "undecided":
             return False
+        return self._decide(key, candidate, reason)
+
+    def _decide(self, key: str, candidate: Candidate, reason: str | None) -> bool:
+        """The first decision for a path stands (another thread may have made it meanwhile)."""
         with self._lock:
-            self._decided.setdefault(key, reason)
-            if self._decided[key] is not None:
-                self._refused.setdefault(key, candidate)
-            return self._decided[key] is None
+            decided = self._decided.setdefault(key, reason)
+            if decided is not None:
+                self._refused.setdefault(key, (candidate, decided))
+            return decided is None
 
     def _reason(self, candidate: Candidate, ask: bool) -> str | None:
         if candidate.source in CHOSEN_SOURCES:
             return None
-        refused = None
-        # A pyenv shim pyenv could not resolve runs pyenv itself: that program is judged too.
+        programs = [candidate.path]
         shim_root = pyenv_root_of(candidate.path)
-        for program in [candidate.path] + ([os.path.join(shim_root, "libexec", "pyenv")] if shim_root else []):
-            refused = refused or (trust.refusal(program, self.policy) if self.policy is not None else
-                                  None if os.path.isabs(program) else trust.Refusal("relative-path", program))
-        if refused is not None:
-            return refused.reason
+        if shim_root:  # a shim pyenv could not resolve runs pyenv itself: judged too
+            programs.append(os.path.join(shim_root, "libexec", "pyenv"))
+        for program in programs:
+            refused = trust.refusal(program, self.policy)
+            if refused is not None:
+                return refused.reason
         if candidate.source != "project-venv" or _same_environment(candidate.path, self.own_prefix):
             return None
         env = trust.environment_of(candidate.path) or candidate.path
@@ -494,14 +496,12 @@ class Gate:
                 if key in self._decided:
                     continue
             if self._reason(candidate, ask=False) == "undecided":
-                with self._lock:
-                    self._decided.setdefault(key, "ask-first")
-                    self._refused.setdefault(key, candidate)
+                self._decide(key, candidate, "ask-first")
 
     def not_run(self) -> list[tuple[Candidate, str]]:
         """Every candidate found and not run, with why, in the order they were decided."""
         with self._lock:
-            return [(c, self._decided[k] or "") for k, c in self._refused.items()]
+            return list(self._refused.values())
 
 
 # ------------------------------------------------------------------------- discovery ---
@@ -548,16 +548,15 @@ class _Finder:
             self.ask(candidate)
         return None if known else candidate
 
-    def ask(self, candidate: Candidate, ask_user: bool = False) -> bool:
-        """Start asking `candidate` (if the gate lets it run); whether it is being asked."""
-        if not self.gate.allows(candidate, ask=ask_user):
-            return False
+    def ask(self, candidate: Candidate) -> None:
+        """Start asking `candidate`, if the gate lets it run without asking the user."""
+        if not self.gate.allows(candidate, ask=False):
+            return
         key = _norm(candidate.path)
         with self.lock:
             if key not in self.answers:
                 self.answers[key] = Background(ask, candidate, self.timeout, name="discover")
                 self.started.append(candidate.path)
-        return True
 
     def ask_rest(self) -> None:
         """Every candidate not asked yet, the listed ones and gpu-wizard's own included."""

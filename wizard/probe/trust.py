@@ -122,11 +122,11 @@ def _environment_parts(env: str) -> list[str]:
 
 def refusal(python: str, policy: Policy | None = None) -> Refusal | None:
     """Why `python` must not run (None: it may). `policy` defaults to this process's."""
+    if not os.path.isabs(python):
+        return Refusal("relative-path", python)  # a folder of PATH's "." or "bin": wherever we are
     policy = policy if policy is not None else current_policy()
     if policy is None:
         return None
-    if not os.path.isabs(python):
-        return Refusal("relative-path", python)
     env = environment_of(python)
     real = os.path.realpath(python)
     checks = [(p, False) for p in (_environment_parts(env) if env else [])]
