@@ -421,16 +421,11 @@ class WizardApp(App[int]):
 
     def _remember_run(self, env: str, run: bool) -> None:
         from screens.widgets import shown_text
-        from wizard.user_settings import SettingsError, remember_environment
+        from wizard.user_settings import remember_saying
 
-        try:
-            path = remember_environment(env, "run" if run else "skip")
-        except SettingsError as exc:
-            why = t(f"report.settings.{exc.key}", self.lang, path=exc.path, detail=exc.detail)
-            self.notify(shown_text(t("ui.run-python.not-remembered", self.lang, why=why)), severity="warning",
-                        timeout=10, markup=False)
-        else:
-            self.notify(shown_text(t("ui.run-python.remembered", self.lang, file=path)), markup=False)
+        remembered, said = remember_saying(env, run, self.lang)
+        self.notify(shown_text(said), severity="information" if remembered else "warning",
+                    timeout=5 if remembered else 10, markup=False)
 
     def on_step_screen_pick_python(self, message: StepScreen.PickPython) -> None:
         """Check the PyTorch of another interpreter (the welcome step's "Change"); answers stay."""

@@ -71,7 +71,7 @@ def find(cwd: Path, home: Path | None = None, consent=None, env=None, which=no_p
 
 
 def reasons(found) -> dict[str, str]:
-    return {n.candidate.path: n.reason for n in found.not_run()}
+    return {n.interpreter: n.reason for n in found.not_run()}
 
 
 # ------------------------------------------------------------------------- the rule itself ---
@@ -189,7 +189,8 @@ def test_a_folders_own_venv_does_not_run_without_being_allowed(tmp_path):
     assert not mark.exists()
     assert found.chosen.source == "own"
     [item] = found.not_run()
-    assert (item.candidate.path, item.reason, item.torch_version) == (str(python), "ask-first", "2.5.1+cu121")
+    assert (item.interpreter, item.source, item.reason, item.torch_version) == \
+        (str(python), "project-venv", "ask-first", "2.5.1+cu121")
     assert str(python) not in found.asked()
 
 

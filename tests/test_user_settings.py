@@ -115,3 +115,13 @@ def test_the_default_place_is_the_users_configuration_folder(monkeypatch, tmp_pa
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     if os.name == "posix" and os.uname().sysname == "Linux":
         assert us.settings_path() == tmp_path / "xdg" / "gpu-wizard" / "settings.toml"
+
+
+def test_remembering_says_where_or_why_not(own_settings_folder, tmp_path, monkeypatch):
+    remembered, said = us.remember_saying(str(tmp_path / ".venv"), True, "en")
+    assert remembered and str(settings(own_settings_folder)) in said
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("GPU_WIZARD_CONFIG_DIR", str(blocker / "gpu-wizard"))
+    remembered, said = us.remember_saying(str(tmp_path / ".venv"), False, "zh")
+    assert not remembered and "没能记住" in said and "写不进去" in said

@@ -104,6 +104,19 @@ def remember_environment(env: str, answer: str) -> Path:
     return path
 
 
+def remember_saying(env: str, run: bool, lang: str) -> tuple[bool, str]:
+    """Remember the user's answer for `env`; whether it was, and the sentence that says where
+    it is kept, or why it could not be."""
+    from wizard.i18n import t
+
+    try:
+        path = remember_environment(env, "run" if run else "skip")
+    except SettingsError as exc:
+        why = t(f"report.settings.{exc.key}", lang, path=exc.path, detail=exc.detail)
+        return False, t("ui.run-python.not-remembered", lang, why=why)
+    return True, t("ui.run-python.remembered", lang, file=path)
+
+
 def _write(path: Path, data: bytes) -> None:
     """Whole or not at all: a temporary file beside it, then a rename."""
     try:

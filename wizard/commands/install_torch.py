@@ -172,7 +172,7 @@ class _Say:
         from wizard.i18n import t
         from wizard.probe.trust import environment_of
         from wizard.textout import safe
-        from wizard.user_settings import SettingsError, remember_environment
+        from wizard.user_settings import remember_saying
 
         env = environment_of(candidate.path) or candidate.path
         self.line(t("ui.run-python.text", self.lang))
@@ -183,11 +183,9 @@ class _Say:
         except EOFError:
             return False
         if answer in ("a", "always", "总是"):
-            try:
-                remember_environment(env, "run")
-            except SettingsError as exc:
-                why = t(f"report.settings.{exc.key}", self.lang, path=exc.path, detail=exc.detail)
-                self.err(t("ui.run-python.not-remembered", self.lang, why=why))
+            remembered, said = remember_saying(env, True, self.lang)
+            if not remembered:
+                self.err(said)
             return True
         return answer in ("y", "yes", "是", "好")
 

@@ -180,7 +180,7 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
     from wizard.install import machine_facts, pip_for
     from wizard.live import probe_this_machine
     from wizard.probe.discover import discover
-    from wizard.probe.model import NotRunPython, TorchInfo
+    from wizard.probe.model import TorchInfo
     from wizard.probe.torch import static_torch_facts
 
     found = discover(python, consent=consent, no_discover=no_discover)
@@ -197,9 +197,7 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
             facts["arch"] = python_facts.python_arch
     torch = TorchInfo(status="not-installed", interpreter=chosen.path, interpreter_source=chosen.source)
     facts["_pip"] = pip_for(replace(machine, torch=torch))
-    not_run = tuple(NotRunPython(n.candidate.path, n.candidate.source, n.reason, n.torch_version)
-                    for n in found.not_run())
-    facts["_ran"] = replace(torch, not_run=not_run)
+    facts["_ran"] = replace(torch, not_run=tuple(found.not_run()))
     return facts, machine, chosen, python_facts
 
 

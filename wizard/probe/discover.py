@@ -40,6 +40,7 @@ from typing import Callable
 
 from wizard.background import Background
 from wizard.probe import trust
+from wizard.probe.model import NotRunPython
 from wizard.probe.runner import neutral_cwd, run_bounded
 
 QUERY_TIMEOUT = 5.0        # one interpreter's answer (sys.path, version)
@@ -66,15 +67,6 @@ class Answer:
     torch_version: str | None = None
     prefix: str | None = None         # sys.prefix: two names for one environment share it
     detail: str | None = None         # why it does not work
-
-
-@dataclass(frozen=True)
-class NotRun:
-    """A candidate that was found and not run: why (NOT_RUN_REASONS), and its files' torch."""
-
-    candidate: Candidate
-    reason: str
-    torch_version: str | None = None
 
 
 @dataclass
@@ -130,12 +122,12 @@ class Discovery:
                 return candidate
         return self.chosen
 
-    def not_run(self) -> list[NotRun]:
+    def not_run(self) -> list[NotRunPython]:
         """Every interpreter found and not run, with why, and the PyTorch its files show."""
         if self.finder is None:
             return []
         self.finder.gate.undecided(self.finder.order)
-        return [NotRun(candidate, reason, torch_version_in(candidate.path))
+        return [NotRunPython(candidate.path, candidate.source, reason, torch_version_in(candidate.path))
                 for candidate, reason in self.finder.gate.not_run()]
 
     def asked(self) -> list[str]:

@@ -144,10 +144,7 @@ class TorchProbeJob:
                      for a in self.discovery.others_with_torch(timeout=0.5))
 
     def _not_run(self) -> tuple[NotRunPython, ...]:
-        if self.discovery is None:
-            return ()
-        return tuple(NotRunPython(n.candidate.path, n.candidate.source, n.reason, n.torch_version)
-                     for n in self.discovery.not_run())
+        return tuple(self.discovery.not_run()) if self.discovery is not None else ()
 
     def _asked(self) -> tuple[str, ...]:
         if self.discovery is None:
