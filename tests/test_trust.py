@@ -443,3 +443,26 @@ def test_a_shim_whose_pyenv_others_can_change_does_not_run(tmp_path):
     found.others_with_torch(timeout=5)
     assert not mark.exists()
     assert reasons(found) == {str(shim): "writable-by-others"}
+
+
+def test_the_time_the_user_takes_to_answer_is_not_the_probes(tmp_path, monkeypatch):
+    """The wizard's question may wait on a student reading it: the torch probe's time bounds
+    start again after the answer, or a slow reader would see PyTorch "did not answer"."""
+    import time as clock
+
+    from tests.test_discover import make_venv
+    from wizard.probe.torch import job
+
+    monkeypatch.setattr(job, "DISCOVERY_BOUND", 0.5)
+    project = tmp_path / "proj"
+    make_venv(project / ".venv", "2.5.1+cpu")
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+
+    def slow_yes(candidate):
+        clock.sleep(4)   # past the probe's whole bound (0.5 + 1 + 1.5 s)
+        return True
+
+    info, _, _ = job.start_torch_probe(timeout=1.0, discover=True, gpu_test=False, consent=slow_yes).result()
+    assert (info.status, info.version, info.interpreter_source) == ("ok", "2.5.1+cpu", "project-venv")

@@ -147,9 +147,7 @@ class TorchProbeJob:
         return tuple(self.discovery.not_run()) if self.discovery is not None else ()
 
     def _asked(self) -> tuple[str, ...]:
-        if self.discovery is None:
-            return ()
-        return tuple(self.discovery.asked())
+        return tuple(self.discovery.asked()) if self.discovery is not None else ()
 
 
 
