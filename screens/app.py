@@ -410,6 +410,7 @@ class WizardApp(App[int]):
 
     def on_ask_to_run(self, message: AskToRun) -> None:
         from screens.run_python import RunAnswer, RunPythonDialog
+        from wizard.textout import near_path
 
         def answered(answer: RunAnswer | None) -> None:
             answer = answer or RunAnswer(False, False)
@@ -417,7 +418,8 @@ class WizardApp(App[int]):
                 self._remember_run(message.env, answer.run)
             message.reply(answer.run)
 
-        self.push_screen(RunPythonDialog(self.lang, _shown_env(message.env, self.state.cwd)), answered)
+        cwd = self.state.cwd
+        self.push_screen(RunPythonDialog(self.lang, near_path(message.env, str(cwd) if cwd else None)), answered)
 
     def _remember_run(self, env: str, run: bool) -> None:
         from screens.widgets import shown_text
@@ -475,13 +477,6 @@ class WizardApp(App[int]):
         self._set_live(replace(self.state.live, torch=message.previous))
         # `why` names the path as typed, kept exact for the check: drawn through the one sanitizer.
         self.notify(shown_text(message.why), severity="error", timeout=10, markup=False)
-
-
-def _shown_env(env: str, cwd: Path | None) -> str:
-    """An environment inside the current folder as "./.venv", as the user would type it."""
-    from wizard.textout import near_path
-
-    return near_path(env, str(cwd) if cwd is not None else None)
 
 
 def make_app(
