@@ -585,6 +585,7 @@ def exit_summary(app: WizardApp) -> str:
     # The command is worth keeping in the scrollback once the user has seen it.
     if app.step_index >= STEPS.index("result"):
         outcome = state.outcome()
-        if outcome is not None and outcome.recommendation and outcome.recommendation.torch_command:
-            lines.append(t("ui.exit.torch", lang, command=outcome.recommendation.torch_command))
+        command = outcome.shown(lang).command if outcome is not None and outcome.recommendation else None
+        if command:   # installing is the action (an optional upgrade is not worth the scrollback)
+            lines.append(t("ui.exit.torch", lang, command=command))
     return "\n".join(lines) + "\n"

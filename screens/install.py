@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Log, Static
@@ -21,7 +21,7 @@ from screens.dialogs import ascii_borders
 from screens.step import ui
 from screens.widgets import shown_text
 from wizard.i18n import t
-from wizard.textout import asciify
+from wizard.textout import asciify, wrap
 
 
 class InstallScreen(ModalScreen[Optional[dict]]):
@@ -39,12 +39,15 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         self.proc: Any = None
         self.running = False
         self.outcome: dict | None = None
+        self.mirror: Any = None          # offered when pip could not reach the index
+        self.output: list[str] = []      # pip's lines, to tell a network failure from others
 
     def text(self, text: str) -> Content:
         return Content(shown_text(asciify(text) if self.ascii_marks else text))
 
     def compose(self) -> ComposeResult:
         from wizard.probe.model import TorchInfo
+        from wizard.torch_installer import interpreter_is_own
         from wizard.torch_lines import interpreter_line
 
         plan, lang = self.plan, self.lang
@@ -52,25 +55,35 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         lines = [interpreter_line(into, lang, key="torch.install.into"),
                  t("torch.install.now", lang, version=plan.torch_before) if plan.torch_before
                  else t("torch.install.now-none", lang)]
+        if interpreter_is_own(plan.python):   # as install-torch says it
+            lines.append(ui("install.own_python", lang))
+        lines.append(t("torch.install.choice", lang, reason=plan.choice.reason))
         if plan.companions:
             lines.append(t("torch.install.companions", lang, names=" ".join(plan.companions)))
         if plan.download_mb:
             lines.append(t("torch.install.download", lang, mb=f"{plan.download_mb:,.0f}"))
         with Vertical(id="dialog"):
-            yield Static(self.text("\n".join(lines)), id="install-plan")
-            yield Static(self.text(t("torch.install.command", lang)), classes="section")
-            # The command names the user's folders: drawn with its escapes made visible (a folder
-            # called "proj<ESC>]2;…" must not retitle the terminal); the plan runs it exact.
-            yield Static(Content(shown_text(plan.shown)), id="install-command")
+            # What is to run scrolls; the outcome, the buttons and how to leave stay on screen
+            # at 80×24 (and at 40×12).
+            with VerticalScroll(id="install-body"):
+                yield Static(self.text("\n".join(lines)), id="install-plan")
+                yield Static(self.text(t("torch.install.command", lang)), classes="section")
+                # The command names the user's folders: drawn with its escapes made visible (a folder
+                # called "proj<ESC>]2;…" must not retitle the terminal); the plan runs it exact.
+                yield Static(Content(shown_text(plan.shown)), id="install-command")
             yield Log(id="install-log", max_lines=2000, auto_scroll=True)
             yield Static("", id="install-status")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.text(ui("install.go", lang)), id="install-go", variant="primary", compact=True)
+                yield Button(self.text(ui("install.mirror", lang, name="")), id="install-mirror", compact=True)
                 yield Button(t("guide.buttons.cancel", lang), id="install-cancel", compact=True)
+            yield Static(self.text(ui("install.keys", lang)), id="install-keys", classes="muted")
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = ui("install.title", self.lang)
         self.query_one("#install-log").display = False
+        self.query_one("#install-mirror").display = False
+        self.query_one("#install-status").display = False
         ascii_borders(self)
 
     # ------------------------------------------------------------------------- running ---
@@ -79,14 +92,24 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         event.stop()
         if event.button.id == "install-go" and not self.running and self.outcome is None:
             self.start()
+        elif event.button.id == "install-mirror" and not self.running and self.mirror is not None:
+            from wizard.torch_installer import with_mirror
+
+            self.plan = with_mirror(self.plan, self.mirror)
+            self.query_one("#install-command", Static).update(Content(shown_text(self.plan.shown)))
+            self.query_one("#install-log", Log).clear()
+            event.button.display = False
+            self.outcome = None
+            self.start()
         elif event.button.id == "install-cancel":
             self.action_cancel()
 
     def start(self) -> None:
         self.running = True
-        self.query_one("#install-go", Button).disabled = True
+        self.query_one("#install-go", Button).display = False
         self.query_one("#install-cancel", Button).label = t("guide.buttons.close", self.lang)
         self.query_one("#install-cancel", Button).disabled = True
+        self.add_class("-started")
         log = self.query_one("#install-log", Log)
         log.display = True
         log.focus()
@@ -96,8 +119,11 @@ class InstallScreen(ModalScreen[Optional[dict]]):
     def _run(self) -> None:
         from wizard.torch_installer import record, stream_install, verify
 
+        self.output = []
+
         def line(text: str) -> None:
             # pip's output is outside text: shown literally, never as markup, never raw escapes.
+            self.output.append(text)
             self._call(self._write, shown_text(text))
 
         try:
@@ -106,9 +132,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
             status = None
             line(str(exc.strerror or exc))
         if status != 0:
-            self._finish(record(self.plan, status, None), None,
-                         t("torch.install.pip-failed", self.lang, tool=self.plan.via, code=status
-                           if status is not None else "-"), "error")
+            self._finish(record(self.plan, status, None), None, self._failure(status), "error")
             return
         self._call(self.status, t("torch.install.verifying", self.lang))
         result, info, errors = verify(self.plan, self.machine, self.lang)
@@ -126,8 +150,37 @@ class InstallScreen(ModalScreen[Optional[dict]]):
             kind = "error"
         self._finish(record(self.plan, status, result, info), info, text, kind)
 
+    def _failure(self, status: int | None) -> str:
+        """One line for what went wrong; a network failure says so and offers a mirror."""
+        from wizard.torch_installer import index_unreachable, mirrors_for
+
+        if not index_unreachable(self.output):
+            return t("torch.install.pip-failed", self.lang, tool=self.plan.via,
+                     code=status if status is not None else "-")
+        mirrors = [] if "mirror" in self.plan.shown else mirrors_for(self.plan)
+        if not mirrors:
+            return ui("install.unreachable", self.lang)
+        self.mirror = mirrors[0]
+        self._call(self._offer_mirror)
+        return ui("install.unreachable_mirror", self.lang, name=self.mirror.name)
+
+    def _offer_mirror(self) -> None:
+        button = self.query_one("#install-mirror", Button)
+        button.label = self.text(ui("install.mirror", self.lang, name=self.mirror.name))
+        button.display = True
+
     def _write(self, text: str) -> None:
-        self.query_one("#install-log", Log).write_line(text)
+        # The log does not wrap: a long pip line would be cut at the dialog's edge.
+        log = self.query_one("#install-log", Log)
+        # Before the first layout the log has no width yet: the dialog's, less its border.
+        width = log.scrollable_content_region.width or self.query_one("#dialog").content_region.width - 4
+        width = max(20, width - 1)
+        from rich.cells import cell_len, chop_cells
+
+        for part in wrap(text, width, 0, 2) or [""]:
+            # A URL longer than the log is one word: cut it into pieces, none lost.
+            for piece in chop_cells(part, width) if cell_len(part) > width else [part]:
+                log.write_line(piece)
 
     def _finish(self, outcome: dict, info: Any, text: str, kind: str) -> None:
         def done() -> None:
@@ -136,7 +189,8 @@ class InstallScreen(ModalScreen[Optional[dict]]):
             self.status(text, kind)
             close = self.query_one("#install-cancel", Button)
             close.disabled = False
-            close.focus()
+            mirror = self.query_one("#install-mirror", Button)
+            (mirror if mirror.display else close).focus()
 
         self._call(done)
 
@@ -148,6 +202,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
 
     def status(self, text: str, kind: str = "info") -> None:
         widget = self.query_one("#install-status", Static)
+        widget.display = bool(text)
         widget.update(self.text(text))
         widget.set_class(kind == "error", "-error")
         widget.set_class(kind == "ok", "-ok")

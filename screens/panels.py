@@ -11,16 +11,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from wizard import judgement
 from wizard.evidence import chassis_evidence_text
 from wizard.i18n import t
 from wizard.live import Live
+from wizard.presentation import findings_for
 from wizard.textout import count_text, gb_text
 
 if TYPE_CHECKING:
     from wizard.probe.model import Gpu, Machine, TorchInfo
-
-LOW_RAM_GB = 8
-LOW_DISK_GB = 10.0
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ def system_check(live: Live, lang: str) -> Check:
 
 def ram_check(live: Live, lang: str) -> Check | None:
     s = live.system
-    if s is None or s.ram_gb is None or s.ram_gb >= LOW_RAM_GB:
+    if s is None or judgement.ram_severity(s.ram_gb) is None:
         return None
     return Check("warning", _u("check.ram_low", lang, ram=gb(s.ram_gb, lang)))
 
@@ -111,11 +110,7 @@ def gpu_checks(live: Live, lang: str) -> list[Check]:
         return [problem or Check("info", _u("check.gpus_none", lang))]
     out = []
     for gpu in gpus[:MAX_GPU_LINES]:
-        usable = gpu.vendor == "nvidia" and gpu.source == "nvml"
-        kind = "ok" if usable or gpu.vendor == "apple" else "info"
-        if gpu.vendor == "nvidia" and not usable:
-            kind = "warning"
-        out.append(Check(kind, gpu_text(gpu, lang)))
+        out.append(Check(judgement.gpu_severity(gpu), gpu_text(gpu, lang)))
     if len(gpus) > MAX_GPU_LINES:  # a server (or a replayed report) with more than fit a screen
         out.append(Check("info", _u("check.gpus_more", lang, count=len(gpus) - MAX_GPU_LINES)))
     return out
@@ -133,14 +128,7 @@ def nvidia_check(live: Live, lang: str) -> Check:
     label = _u("probe.nvidia", lang)
     if not machine or not info.message:
         return Check("pending", _u("probe.pending", lang, name=label))
-    if info.status == "ok":
-        kind = "ok"
-    elif info.status in ("no-library", "no-device") and not (machine and machine.nvidia_gpus()):
-        kind = "info"   # no NVIDIA card: nothing is broken
-    elif info.status in ("timeout", "error"):
-        kind = "warning"
-    else:
-        kind = "error"
+    kind = judgement.nvidia_severity(machine, findings_for(machine, lang))
     return Check(kind, info.message)
 
 
@@ -164,31 +152,12 @@ def torch_text(info: TorchInfo, lang: str) -> str:
 
 
 def torch_kind(info: TorchInfo, live: Live) -> str:
-    if info.status in ("import-error", "crashed"):
-        return "error"
-    if info.status in ("not-installed", "timeout"):
-        return "warning"
-    if _torch_has_error(live):
-        # Available is not usable: a build without this GPU's kernels fails at the first one,
-        # and a CPU build beside a GPU it could use is as much an error.
-        return "error"
-    if info.cuda_available or info.mps_available or info.xpu_available:
-        return "ok"
-    has_gpu = any(g.vendor in ("nvidia", "apple") for g in live.gpus())
-    return "warning" if has_gpu else "info"
-
-
-def _torch_has_error(live: Live) -> bool:
+    """PyTorch's mark: the core's rule over the whole machine once it is assembled."""
     machine = live.machine("en")
-    if machine is None:
-        return False
-    from wizard.content import ContentError
-    from wizard.diagnose_torch import torch_findings
-
-    try:
-        return any(f.severity == "error" for f in torch_findings(machine, "en"))
-    except ContentError:  # a damaged torch matrix: the App reports the file
-        return False
+    if machine is None or machine.torch is None:
+        return "error" if info.status in ("import-error", "crashed") else \
+            "warning" if info.status != "ok" else "info"
+    return judgement.torch_severity(machine, findings_for(machine, "en"))
 
 
 def reference_gpu(knowledge: Any) -> Any:
@@ -262,10 +231,9 @@ def nvidia_checks(live: Live, lang: str) -> list[Check]:
     out.append(torch_check(live, lang))
     machine = live.machine(lang)
     if machine is not None:
-        from wizard.diagnose import diagnose
-
-        for finding in diagnose(machine, lang):
-            if finding.severity in ("warning", "error"):
+        for finding in findings_for(machine, lang):
+            # Memory and disk have their own steps (need a GPU, budget).
+            if finding.severity in ("warning", "error") and finding.id not in judgement.SYSTEM_FINDINGS:
                 fix = f" → {finding.fix}" if finding.fix else ""
                 out.append(Check(finding.severity, f"{finding.title}{fix}"))
     out.append(Check("info", torch_size_text(live, lang)))
@@ -288,11 +256,8 @@ def detected_nvidia(live: Live) -> str | None:
     """The answer detection suggests for "do you have NVIDIA": yes/no, or None (can't tell)."""
     if not (live.settled("hardware") and live.settled("nvidia")):
         return None
-    if any(g.vendor == "nvidia" for g in live.gpus()):
-        return "yes"
-    if live.state("hardware") == "done" and live.state("nvidia") == "done":
-        return "no"
-    return None
+    done = live.state("hardware") == "done" and live.state("nvidia") == "done"
+    return judgement.detected_has_nvidia(live.gpus(), done)
 
 
 def nvidia_detection_note(live: Live, lang: str) -> Check:
@@ -307,9 +272,6 @@ def nvidia_detection_note(live: Live, lang: str) -> Check:
     return Check("warning", _u("detect.nvidia_unknown", lang))
 
 
-CHASSIS_ANSWERS = {"desktop": "desktop", "laptop": "laptop", "server": "server"}
-
-
 def chassis(live: Live) -> str | None:
     if live.recorded is not None:
         return live.recorded.chassis
@@ -317,8 +279,7 @@ def chassis(live: Live) -> str | None:
 
 
 def detected_form_factor(live: Live) -> str | None:
-    kind = chassis(live)
-    return CHASSIS_ANSWERS.get(kind or "")
+    return judgement.detected_form_factor(chassis(live))
 
 
 def form_factor_checks(live: Live, lang: str, answered: bool = False) -> list[Check]:
@@ -348,8 +309,8 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
         out.append(problem)
     elif live.system and live.system.disk_free_gb is not None:
         free = live.system.disk_free_gb
-        kind = "warning" if free < LOW_DISK_GB else "ok"
-        key = "check.disk_low" if free < LOW_DISK_GB else "check.disk"
+        kind = judgement.disk_severity(free) or "ok"
+        key = "check.disk_low" if kind == "warning" else "check.disk"
         out.append(Check(kind, _u(key, lang, free=num(free, lang))))
     info = live.torch_info()
     if info is not None and info.status == "ok" and info.install_size_mb:

@@ -184,30 +184,50 @@ class ResultScreen(StepScreen):
                 Bullets(items, id="platforms", ascii_text=self.state.ascii_marks)]
 
     def _torch(self, rec: Any) -> list[Any]:
+        """The one thing to do next, and the install line only when installing is it (or an
+        upgrade, said to be optional), with the check that shows it worked."""
         lang = self.lang
-        out: list[Any] = [Static(self.text(t("guide.result.torch_command", lang)), classes="section")]
-        if rec.torch_command:
+        outcome = self.state.outcome()
+        assert outcome is not None  # fill() is called with it
+        shown = outcome.shown(lang)
+        out: list[Any] = [Static(self.text(t("present.action.heading", lang)), classes="section"),
+                          Static(self.text(shown.action_text), id="action")]
+        command = shown.command
+        if shown.upgrade_text:
+            out.append(Static(self.text(shown.upgrade_text), id="upgrade", classes="muted"))
+        if command:
             # A plain Static: Textual lets the mouse select its text (and Ctrl+C copy it),
             # and the whole command is one piece of text to copy, not a document to edit.
             # Rich wraps only between words, so a long command breaks between its arguments,
             # never inside the index URL.
-            out.append(Static(Text(shown_text(rec.torch_command)), id="torch-command"))
+            out.append(Static(Text(shown_text(command)), id="torch-command"))
             out.append(Static(self.text(ui("result.copy_hint", lang)), classes="muted"))
-        else:
+        elif shown.action.kind == "install":   # installing is the fix, but no build fits
             out.append(Static(self.text(t("guide.result.no_torch_command", lang)), classes="muted"))
+        if shown.verify:
+            out.append(Static(self.text(shown.verify[0]), classes="muted"))
+            out.append(Static(Text(shown_text(shown.verify[1])), id="verify-command"))
+            out += [Static(self.text(text), classes="muted") for text in shown.verify[2:]]
         return out
+
+    def _shown_command(self) -> str | None:
+        outcome = self.state.outcome()
+        if outcome is None:
+            return None
+        return outcome.shown(self.lang).command
 
     def _torch_details(self, rec: Any) -> list[Any]:
         """Below the fold: installing from here, the mirrors in mainland China, and why the
         GPU build is so much bigger, with this machine's own PyTorch as the measure."""
         lang = self.lang
-        if not rec.torch_command:
+        command = self._shown_command()
+        if not command:
             return []
         out: list[Any] = [Static(self.text(ui("result.torch_more", lang)), classes="section")]
         if self.state.can_pick_python:
             out.append(Static(self.text(ui("result.install_hint", lang)), classes="muted"))
-        out += self._china(rec.torch_command)
-        out.append(Static(self.text(self._size_text(rec.torch_command)), id="torch-size", classes="muted"))
+        out += self._china(command)
+        out.append(Static(self.text(self._size_text(command)), id="torch-size", classes="muted"))
         return out
 
     def _size_text(self, command: str) -> str:
@@ -240,6 +260,12 @@ class ResultScreen(StepScreen):
         return super().check_action(action, parameters)
 
     def action_install_torch(self) -> None:
+        outcome = self.state.outcome()
+        shown = outcome.shown(self.lang) if outcome is not None else None
+        if shown is not None and shown.action.kind == "fix":
+            # "Do not reinstall" means it: the fix comes first (the page says which).
+            self.notify(t("present.action.fix-then", self.lang), severity="warning", markup=False)
+            return
         plan = self.state.install_plan()
         if plan is None:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
@@ -260,9 +286,7 @@ class ResultScreen(StepScreen):
                              closed)
 
     def action_copy_command(self) -> None:
-        outcome = self.state.outcome()
-        rec = outcome.recommendation if outcome else None
-        command = rec.torch_command if rec else None
+        command = self._shown_command()
         if not command:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return

@@ -281,12 +281,14 @@ def test_platforms_are_ranked_for_the_region(knowledge):
 
 
 def test_the_torch_command_comes_from_the_install_choice(machines, knowledge):
+    # Without PyTorch, installing it is the action: the command is the choice's.
+    machine = dataclasses.replace(machines["desktop-1080ti"], torch=TorchInfo(status="not-installed"))
     choice = SimpleNamespace(command="pip install torch --index-url https://download.pytorch.org/whl/cu126",
-                             reason="")
-    rec = advise(answers(), machines["desktop-1080ti"], knowledge, "en", [], choice)
-    assert rec.torch_command == choice.command
+                             reason="", variant="cu126", torch_version="2.13.0")
+    rec = advise(answers(), machine, knowledge, "en", [], choice)
+    assert (rec.action, rec.torch_command, rec.torch_target) == ("install", choice.command, "cuda")
     none = SimpleNamespace(command=None, reason="no build for Python 3.15 yet")
-    rec = advise(answers(), machines["desktop-1080ti"], knowledge, "en", [], none)
+    rec = advise(answers(), machine, knowledge, "en", [], none)
     assert rec.torch_command is None
     assert any("Python 3.15" in r for r in rec.reasons)
 

@@ -81,7 +81,11 @@ async def test_whole_flow_saves_the_report_the_user_saw(tmp_path, name, lang):
     choice = choose_for_machine(recorded, lang)
     expected = advise(answers, recorded, load_knowledge(), lang, diagnose(recorded, lang), choice)
     assert report["recommendation"]["verdict"] == expected.verdict
-    assert report["recommendation"].get("torch_command") == choice.command
+    # The install line is saved only where installing is the action (or an optional upgrade).
+    assert report["recommendation"]["action"] == expected.action
+    assert report["recommendation"].get("torch_command") == expected.torch_command
+    assert (expected.torch_command == choice.command) == (expected.action in ("install", "keep")
+                                                        and expected.torch_command is not None)
     assert report["recommendation"]["headline"] == expected.headline
     assert headline == squeeze(expected.headline)
     assert [f["id"] for f in report["findings"]] == [f.id for f in diagnose(recorded, lang)]
@@ -440,11 +444,24 @@ async def test_result_has_picks_table_chart_platforms_and_a_copyable_command(tmp
         assert "█" in chart
         platforms = screen.query_one("#platforms").plain
         assert rec.platforms[0].name in platforms
-        command = screen.query_one("#torch-command")
-        assert squeeze(Choice.command) in shown(command) and command.allow_select
+        # Buying is the action: no install line for a computer that is to be replaced.
+        assert rec.action == "buy" and not screen.query("#torch-command")
+        assert shown(screen.query_one("#action")) == squeeze(t("present.action.buy", "en"))
+    assert Choice.command not in exit_summary(app)
+
+
+async def test_the_install_line_is_copyable_where_installing_is_the_action():
+    app = make_app("en", machine=machine("laptop-4060"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await walk(pilot, budget="1500", goal="learning")
+        rec = app.state.outcome().recommendation
+        assert rec.action == "install" and rec.torch_command
+        command = app.screen.query_one("#torch-command")
+        assert squeeze(rec.torch_command) in shown(command) and command.allow_select
+        assert "torch.cuda.is_available()" in shown(app.screen.query_one("#verify-command"))
         await pilot.press("c")
-        assert app.clipboard == Choice.command
-    assert Choice.command in exit_summary(app)
+        assert app.clipboard == rec.torch_command
+    assert rec.torch_command in exit_summary(app)
 
 
 async def test_a_cu126_command_stays_on_one_line_at_80_columns():

@@ -101,6 +101,14 @@ def test_pip_failure_is_reported_as_it_is(fresh_env, tmp_path, capfd, clean_pip)
     assert status == 1
     assert "pip stopped with exit status 1" in out.out
     assert "No matching distribution found" in out.err + out.out
+    assert "--mirror" not in out.out          # an index of the user's own: no mirror to offer
+
+
+def test_a_failed_download_from_pytorchs_index_names_the_mirrors(fresh_env, capsys, clean_pip, monkeypatch):
+    monkeypatch.setattr("wizard.torch_installer.run_install", lambda plan, **_: 1)
+    status = main(["install-torch", "--python", str(fresh_env), "--yes", "--lang", "en"])
+    out = capsys.readouterr().out
+    assert status == 1 and "--mirror NAME (sjtu, nju, aliyun)" in " ".join(out.split())
 
 
 def test_no_terminal_and_no_yes_changes_nothing(env_with_pip, tmp_path, capsys, clean_pip, monkeypatch):

@@ -6,6 +6,7 @@ from wizard import nvidia_explain
 from wizard.content import ContentError
 from wizard.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.i18n import has, t
+from wizard.judgement import disk_severity, ram_severity
 from wizard.probe.model import Gpu, Machine
 from wizard.textout import gb_text
 
@@ -95,6 +96,10 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
 
     if not nvidia_gpus and not amd and not apple and not intel and reason not in _REASON_FINDING:
         found.append(_finding("no-gpu", "info", lang))
+    if ram_severity(machine.ram_gb) == "warning":
+        found.append(_finding("low-ram", "warning", lang, ram=_gb(machine.ram_gb, lang)))
+    if disk_severity(machine.disk_free_gb) == "warning":
+        found.append(_finding("low-disk", "warning", lang, free=_gb(machine.disk_free_gb, lang)))
     return found
 
 

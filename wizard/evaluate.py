@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from wizard.findings import Finding
     from wizard.install import TorchChoice
     from wizard.knowledge import Knowledge
+    from wizard.presentation import Presentation
     from wizard.probe.model import Machine
 
 # Picks the torch build for a machine; tests inject their own.
@@ -30,6 +31,12 @@ class Outcome(NamedTuple):
     machine: Machine
     findings: tuple[Finding, ...]
     recommendation: Recommendation | None   # None without answers (`check`)
+
+    def shown(self, lang: str) -> Presentation:
+        """What every screen says about this outcome (wizard.presentation)."""
+        from wizard.presentation import present
+
+        return present(self.machine, self.findings, self.recommendation, lang)
 
 
 def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:

@@ -225,8 +225,10 @@ def macos_version_of(os_version: str | None) -> str | None:
     return f"{match.group(1)}.{match.group(2)}" if match else None
 
 
-# Interpreters that `pip` on the user's PATH already installs into: an activated environment.
-_PLAIN_PIP = frozenset({None, "virtualenv", "conda", "path", "own"})
+# Interpreters that `pip` on the user's PATH installs into: an activated environment. A python3
+# found on PATH is not one: the first `pip` on PATH often belongs to another Python (pyenv's, or
+# ~/.local/bin's), so its command names the interpreter, as everything else found does.
+_PLAIN_PIP = frozenset({None, "virtualenv", "conda"})
 
 
 def pip_for(machine: Machine) -> str:

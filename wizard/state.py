@@ -142,8 +142,9 @@ class WizardState:
     def install_plan(self) -> Any:
         """The plan for "Install it for me", or None (a replay, checks still running, nothing fits)."""
         outcome = self.outcome()
-        if (not self.can_pick_python or outcome is None or outcome.recommendation is None
-                or not outcome.recommendation.torch_command):
+        # Asked for, it installs whenever a build fits: the result page says whether it is
+        # the fix, an optional upgrade or not needed.
+        if not self.can_pick_python or outcome is None or outcome.recommendation is None:
             return None
         from wizard.torch_installer import PlanError, find_uv, plan_for_machine
 

@@ -312,6 +312,40 @@ def verify(plan: Plan, machine: Any, lang: str, gpu_test: bool = True) -> tuple[
     return verdict(plan, info, errors), info, errors
 
 
+# What pip and uv print when the index cannot be reached at all (DNS, no route, a proxy, TLS
+# cut by a firewall, a timeout), as opposed to an index that answered "no such version".
+_UNREACHABLE = re.compile(
+    r"Failed to establish a new connection|Max retries exceeded|Temporary failure in name resolution"
+    r"|Name or service not known|Network is unreachable|ConnectTimeoutError|ReadTimeoutError|ProxyError"
+    r"|Could not fetch URL|Connection (?:refused|reset)|SSLError|dns error|error sending request"
+    r"|Failed to fetch|operation timed out", re.IGNORECASE)
+
+
+def index_unreachable(lines: Any) -> bool:
+    """pip's (or uv's) output says the package index could not be reached."""
+    return any(_UNREACHABLE.search(line) for line in lines)
+
+
+def mirrors_for(plan: Plan) -> list[Mirror]:
+    """The mirrors that can serve this plan: full indexes first (they carry torchvision and
+    torchaudio too), a folder of files only for torch alone. None for a Mac's PyPI wheels."""
+    if plan.choice.index_url is None or not plan.choice.variant:
+        return []
+    try:
+        mirrors = load_mirrors().values()
+    except KnowledgeError:   # a damaged mirror table: offer none rather than fail the dialog
+        return []
+    usable = [m for m in mirrors if plan.choice.variant in m.variants
+              and (m.kind == "index" or not plan.companions)]
+    return sorted(usable, key=lambda m: m.kind != "index")
+
+
+def with_mirror(plan: Plan, mirror: Mirror) -> Plan:
+    """The same install, downloaded from `mirror` (pip: uv's --torch-backend has no mirror)."""
+    return make_plan(plan.python, plan.source, plan.choice, torch_before=plan.torch_before,
+                     companions=plan.companions, mirror=mirror)
+
+
 def stream_install(plan: Plan, on_line: Any, on_start: Any = None) -> int:
     """Run the plan with its output piped, one line at a time to `on_line` (the wizard's log):
     the wizard owns the terminal. `on_start(proc)` lets the caller stop it."""

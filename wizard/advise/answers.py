@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from wizard.advise.records import KNOWN_CHASSIS, Draft
+from wizard.advise.records import Draft
 from wizard.answers import Answers
 from wizard.i18n import has, t
+from wizard.judgement import detected_form_factor
 from wizard.knowledge import Goal, Knowledge
 from wizard.probe.model import Machine
 
@@ -34,8 +35,9 @@ def answered_form_factor(answers: Answers, machine: Machine, assumed: list[str])
     if answers.form_factor != "unsure":
         return answers.form_factor
     assumed.append("form_factor")
-    if machine.chassis in KNOWN_CHASSIS:
-        return machine.chassis
+    detected = detected_form_factor(machine.chassis)   # what the wizard pre-selects
+    if detected is not None:
+        return detected
     # Can't tell (VM, container, WSL): assume the computer can't take a card, the cautious
     # choice; a desktop owner loses nothing but a suggestion.
     return "laptop"

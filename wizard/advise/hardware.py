@@ -8,7 +8,6 @@ from typing import Any
 from wizard.advise.clouds import best_free_vram
 from wizard.advise.money import format_money, named, number_text, price_notes, price_text
 from wizard.advise.records import (
-    KNOWN_CHASSIS,
     MAX_PICKS,
     MIN_PICK_COMPUTE_CAPABILITY,
     PICK_SEGMENTS,
@@ -19,6 +18,7 @@ from wizard.advise.records import (
 )
 from wizard.answers import Answers
 from wizard.i18n import t
+from wizard.judgement import KNOWN_CHASSIS
 from wizard.knowledge import CatalogGpu, Goal, Knowledge
 from wizard.probe.model import Machine
 

@@ -152,5 +152,7 @@ def describe_missing_gpu(local: LocalGpu | None, machine: Machine, goal: Goal, d
 
 
 def fix_first(errors: list[Finding], draft: Draft) -> None:
-    for finding in errors[:3]:
+    # The first error is the next step itself (wizard.judgement.leading), said with its fix
+    # above the reasons: the reasons add the ones after it.
+    for finding in errors[1:3]:
         draft.add("fix-first", title=finding.title.rstrip(".。"), fix=finding.fix)

@@ -16,11 +16,13 @@ from wizard.advise.clouds import best_free_vram, rank_platforms
 from wizard.advise.hardware import new_hardware
 from wizard.advise.local import current_gpu_verdict, describe_missing_gpu, fix_first, local_gpu
 from wizard.advise.money import number_text
-from wizard.advise.records import CPU_ENOUGH_VRAM_GB, KNOWN_CHASSIS, MAX_PICKS, Draft, GpuPick, Recommendation
+from wizard.advise.records import CPU_ENOUGH_VRAM_GB, MAX_PICKS, Draft, GpuPick, Recommendation
 from wizard.answers import Answers
 from wizard.findings import Finding
 from wizard.i18n import t
+from wizard.judgement import KNOWN_CHASSIS, decide
 from wizard.knowledge import Knowledge
+from wizard.presentation import device_of
 from wizard.probe.model import Machine
 
 
@@ -46,7 +48,9 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
     local = local_gpu(machine, knowledge)
     errors = [f for f in findings if f.severity == "error"]
     torch_command = getattr(torch_choice, "command", None) if torch_choice is not None else None
-    region_cn = answers.budget_currency == "CNY" or lang == "zh"
+    # The buyer's market, from the one answer that says it: the language a page is read in
+    # must not change which clouds (and so which free GPU sizes) it names.
+    region_cn = answers.budget_currency == "CNY"
     platforms = rank_platforms(knowledge, goal, lang, region_cn)
     platform_name = platforms[0].name if platforms else t("advice.headline.no-platform", lang)
     common = {"goal": goal_label, "min": number_text(goal.min_vram_gb),
@@ -124,6 +128,14 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         # works, frozen on an old release, and that belongs in the advice, not only the command.
         draft.add("gpu-support-ended", version=torch_choice.torch_version)
 
+    offered = getattr(torch_choice, "torch_version", None)
+    action = decide(machine, findings, verdict, newer=offered)
+    target = device_of(getattr(torch_choice, "variant", None))
+    if action.kind != "install":
+        torch_command = None   # never an unexplained install beside "keep it" or "fix this first"
+    elif torch_command is None and getattr(torch_choice, "cpu_fallback", None):
+        # No GPU build fits (an AMD card no ROCm build lists): the CPU build is what to install.
+        torch_command, target = torch_choice.cpu_fallback, "cpu"
     headline = t(f"advice.headline.{headline_key}", lang, **values)
     if assumed:
         headline = t("advice.headline.assumed", lang, headline=headline.rstrip(".。"),
@@ -142,4 +154,9 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         assumed=tuple(assumed),
         cheapest_adequate=cheapest,
         cheapest_total=cheapest_total,
+        action=action.kind,
+        action_finding=action.finding,
+        newer_torch=offered if action.kind == "keep" and action.upgrade else None,
+        torch_version=offered if torch_command else None,
+        torch_target=target if torch_command else None,
     )

@@ -11,8 +11,6 @@ from wizard.i18n import t
 # wheels (Turing and newer). Older cards still work when owned, but are not picks.
 MIN_PICK_COMPUTE_CAPABILITY = 7.5
 PICK_SEGMENTS = ("desktop", "workstation")
-# Chassis a probe can see; anything else (VM, container, WSL) hides the computer underneath.
-KNOWN_CHASSIS = ("desktop", "laptop", "server")
 MAX_PICKS = 3
 # Goals whose smallest useful GPU is this small start fine on a CPU (course work, small vision
 # models); above it, "I don't need a GPU" gets an answer instead of agreement.
@@ -63,6 +61,14 @@ class Recommendation:
     # What that cheapest option costs in all: the card, plus a desktop around it when the user
     # has none to put it in (a laptop): why a card cheaper than the budget still does not fit.
     cheapest_total: float | None = None
+    # The one thing to do next (wizard.judgement.ACTIONS) and the finding it answers. The
+    # install command is kept only when installing is the action: beside "keep what works"
+    # a newer release is named (newer_torch), never given as a line to run.
+    action: str = "none"
+    action_finding: str | None = None
+    newer_torch: str | None = None
+    torch_version: str | None = None      # the release the command installs
+    torch_target: str | None = None       # the device it targets: cuda, xpu, mps, cpu
 
 
 @dataclass(frozen=True)

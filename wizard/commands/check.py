@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         from wizard.probe.nvml_job import NvmlJob
 
         nvml_job = NvmlJob()
-    from dataclasses import asdict
+    from dataclasses import asdict, replace
 
     from wizard.i18n import language_from_env
 
@@ -60,10 +60,12 @@ def run(args: argparse.Namespace) -> int:
     from wizard.textout import clean_strings
 
     # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
-    # -m pip`), not the bare name redaction leaves. Then one redaction for everything shown or
-    # shared, the report's, over the machine and the findings' text alike. No answers: findings
-    # only, no advice.
+    # -m pip`), not the bare name redaction leaves. Then one redaction, the report's, over the
+    # machine and the findings' text alike, for JSON (made to be saved and shared). The text is
+    # for this terminal: its facts are redacted the same way, but a command to paste stays
+    # exact, as in torch-command and the wizard (wizard.presentation).
     findings = list(evaluate(machine, None, None, lang).findings)
+    exact, own_torch = findings, machine.torch
     if not args.no_redact:
         redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         machine = machine_from_dict(redacted["machine"])
@@ -75,12 +77,10 @@ def run(args: argparse.Namespace) -> int:
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(machine, findings, lang, recorded=args.machine))
+        # The Python's path as it is: the fixes name it, and the user runs them here.
+        shown = [replace(f, fix=mine.fix) for f, mine in zip(findings, exact)]
+        sys.stdout.write(render_text(replace(machine, torch=own_torch), shown, lang, recorded=args.machine))
     return 1 if worst(findings) == "error" else 0
-
-
-# NVML did not answer, and nothing needs fixing for that: no NVIDIA card, a Mac.
-_NOTHING_TO_FIX = frozenset({"no-nvidia-gpu", "macos", "container-no-library", "no-library"})
 
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
@@ -89,11 +89,13 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     from wizard import nvidia_explain
     from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
     from wizard.i18n import has, t
+    from wizard.presentation import present
     from wizard.textout import gb_text, mark, safe, wrap
     from wizard.torch_lines import gpu_test_line, interpreter_line, not_run_lines
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
+    shown = present(machine, findings, None, lang)
 
     def line(text: str = "", indent: int = 0) -> None:
         if not text:
@@ -123,8 +125,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
 
     nv = machine.nvidia
     reason = nvidia_explain.reason_of(machine)
-    severity = "ok" if nv.status == "ok" else \
-        ("info" if reason in _NOTHING_TO_FIX else "warning")
+    severity = shown.nvidia
     label_key = f"check.nvidia-reason.{reason}"
     label = t(label_key, lang) if reason and has(label_key, lang) \
         else t(f"check.nvidia-status.{nv.status}", lang)
@@ -169,7 +170,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
             summary += f" ({torch.build})"
         if torch.cuda_available is not None:
             summary += f"{t('check.comma', lang)}cuda.is_available() = {torch.cuda_available}"
-        line(summary, 2)
+        line(f"{mark(shown.torch or 'info')} {summary}", 2)
         if torch.interpreter:
             line(interpreter_line(torch, lang), 4)
         for device in torch.devices:
@@ -218,4 +219,6 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
     line(t("check.summary-problems", lang, errors=errors, warnings=warnings) if errors or warnings
          else t("check.summary-ok", lang))
+    line()
+    line(f"{t('present.action.heading', lang)}{t('check.sep', lang)}{shown.action_text}")
     return safe("\n".join(out) + "\n")

@@ -81,7 +81,9 @@ def run_headless(args: argparse.Namespace) -> int:
         from wizard.torch_lines import interpreter_line, not_run_lines
 
         _out("\n".join([interpreter_line(torch, lang), *not_run_lines(torch, lang)]) + "\n\n")
-    _out(render_recommendation(report["recommendation"], lang, knowledge))
+    # The terminal gets the commands as they are (the exact interpreter); the file, redacted.
+    here = build_report(answers, machine, outcome.findings, outcome.recommendation, lang, redact=False)
+    _out(render_recommendation(here, lang, knowledge))
     _out("\n" + t("report.headless.saved", lang, path=saved) + "\n")
     return 0
 

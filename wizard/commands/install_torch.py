@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     if status != 0:
         say.line(t("torch.install.pip-failed", lang, tool=plan.via, code=status))
+        if mirror is None and not args.index_url and plan.choice.index_url:
+            say.line(t("torch.install.mirror-hint", lang, names=", ".join(load_mirrors())))
         return 1
 
     say.line(t("torch.install.verifying", lang))

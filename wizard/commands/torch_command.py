@@ -259,6 +259,15 @@ def render_text(choice, facts: dict, source: str, lang: str, ran=None) -> str:
                     line(item.text, 0 if item is china[0] else 2, 2)
         line()
         line(f"{t('torch.command.why', lang)}: {choice.reason}", 0, 2)
+        from wizard.presentation import device_of, verify_lines
+
+        verify = verify_lines(choice.command, device_of(choice.variant), None, lang)
+        if verify:
+            line()
+            line(verify[0])
+            out.append("    " + verify[1])   # unwrapped, like the command
+            for text in verify[2:]:
+                line(text, 2, 0)
     else:
         line(f"{mark('error')} {t('torch.command.nothing', lang)}")
         line(choice.reason, 2)

@@ -40,8 +40,7 @@ _HOME = {
     "read_report": "reading", "load_report": "reading",
     "validate_report": "validate",
     "SUMMARY_COLUMNS": "roster", "TABLE_COLUMNS": "roster", "summarize": "roster",
-    "counted": "roster", "unusable_row": "roster", "torch_has_error": "roster",
-    "torch_uses_gpu": "roster",
+    "counted": "roster", "unusable_row": "roster",
 }
 __all__ = sorted(_HOME)
 
@@ -59,15 +58,7 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time __getattr__
     )
     from wizard.report.reading import MAX_REPORT_BYTES, created_text, load_report, read_report, read_toml
     from wizard.report.redaction import interpreter_name, local_identifiers, redact_report
-    from wizard.report.roster import (
-        SUMMARY_COLUMNS,
-        TABLE_COLUMNS,
-        counted,
-        summarize,
-        torch_has_error,
-        torch_uses_gpu,
-        unusable_row,
-    )
+    from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS, counted, summarize, unusable_row
     from wizard.report.saving import (
         SAVED,
         check_report_target,

@@ -78,20 +78,11 @@ def unusable_row(name: str, state: str, data: Any = None) -> dict[str, str]:
     return {**row, "file": name, "ready": state, "duplicate_of": ""}
 
 
-def torch_has_error(findings: list[Any]) -> bool:
-    return any(isinstance(f, dict) and str(f.get("id", "")).startswith("torch-")
-               and f.get("severity") == "error" for f in findings)
-
-
-def torch_uses_gpu(torch: dict[str, Any], findings: list[Any]) -> bool:
-    """PyTorch can really use the GPU. "Available" is not "usable": a build without the GPU's
-    kernels reports cuda_available and fails at the first kernel (an error finding)."""
-    available = bool(torch.get("cuda_available") or torch.get("mps_available") or torch.get("xpu_available"))
-    tests_failed = any(isinstance(test, dict) and test.get("status") != "ok" for test in torch.get("gpu_tests", []))
-    return available and not tests_failed and not torch_has_error(findings)
-
-
 def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
+    from wizard import judgement
+    from wizard.presentation import findings_of
+    from wizard.probe.model import machine_from_dict
+
     machine = report.get("machine", {})
     gpus = machine.get("gpus", [])
     best = max(gpus, key=lambda g: (g.get("vendor") == "nvidia", g.get("vram_gb") or 0),
@@ -99,16 +90,16 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
     torch = machine.get("torch") or {}
     rec = report.get("recommendation", {})
     errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
-    torch_gpu = torch_uses_gpu(torch, report.get("findings", []))
     verdict = rec.get("verdict", "")
+    # The same rules as every other screen (wizard.judgement), on the machine rebuilt.
+    facts = machine_from_dict(machine)
+    findings = findings_of(report.get("findings"))
+    torch_gpu = facts.torch is not None and judgement.torch_uses_gpu(facts.torch, findings)
+    ready = judgement.ready(facts, findings, verdict if isinstance(verdict, str) else None)
     if torch.get("status") == "ok":
         torch_text = f"{torch.get('version', '?')} ({torch.get('build', '?')})"
     else:
         torch_text = torch.get("status", "unknown")
-    # Ready = can start the course today: torch works, nothing is broken, and either its GPU
-    # works or this student does not need one.
-    ready = (errors == 0 and torch.get("status") == "ok"
-             and (torch_gpu or verdict == "no-gpu-needed") and verdict != "fix-setup")
     vram = best.get("vram_gb") if best else None
     row = {
         "file": name,

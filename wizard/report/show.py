@@ -29,7 +29,8 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
     out.append("")
     out += _answers_lines(report["answers"], lang, knowledge)
     out.append("")
-    out += _machine_lines(report["machine"], lang, report.get("findings", []))
+    shown = presentation_of(report, lang)
+    out += _machine_lines(report["machine"], lang, shown)
     out.append("")
     out.append(t("report.show.findings", lang))
     if not report["findings"]:
@@ -40,36 +41,53 @@ def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> s
         if finding.get("fix"):
             out.append(f"      {t('report.show.fix', lang)}{t('report.show.sep', lang)}{finding['fix']}")
     out.append("")
-    out += _recommendation_lines(report["recommendation"], lang, knowledge)
+    out += _recommendation_lines(report["recommendation"], lang, knowledge, shown)
     return _wrap_all(out)
 
 
-def render_recommendation(rec: dict[str, Any], lang: str, knowledge: Any = None) -> str:
-    """The `[recommendation]` table as terminal text (also what a headless run prints)."""
-    return _wrap_all(_recommendation_lines(rec, lang, knowledge))
+def render_recommendation(report: dict[str, Any], lang: str, knowledge: Any = None) -> str:
+    """A valid report's `[recommendation]` as terminal text (what a headless run prints)."""
+    return _wrap_all(_recommendation_lines(report["recommendation"], lang, knowledge,
+                                           presentation_of(report, lang)))
+
+
+def presentation_of(report: dict[str, Any], lang: str) -> Any:
+    """The presentation of a valid report: its machine rebuilt, its findings as saved, the
+    same rules as on the machine it was saved on (wizard.presentation)."""
+    from wizard.presentation import findings_of, present, recorded_advice
+    from wizard.probe.model import machine_from_dict
+
+    machine = machine_from_dict(report["machine"])
+    return present(machine, findings_of(report.get("findings")), recorded_advice(report["recommendation"]), lang)
 
 
 # A line that must not be wrapped (a command to copy) starts with this marker.
 _RAW = "\0"
 
 
-def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any) -> list[str]:
+def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any, shown: Any) -> list[str]:
     from wizard.i18n import t
     from wizard.textout import mark
 
     sep = t("report.show.sep", lang)
     out = [f"{t('report.show.recommendation', lang)}{sep}{t('advice.verdict.' + rec['verdict'], lang)}",
-           f"  {rec['headline']}"]
+           f"  {rec['headline']}", "",
+           f"{t('present.action.heading', lang)}{sep}{shown.action_text}"]
+    if shown.command:
+        out.append(t("report.show.torch-command", lang) + sep)
+        out.append(f"{_RAW}    {shown.command}")
+    elif shown.action.kind == "install":   # installing is the fix, but nothing fits
+        out.append(f"{mark('info')} {t('report.show.no-torch-command', lang)}")
+    if shown.upgrade_text:
+        out.append(shown.upgrade_text)
+    if shown.verify:
+        out.append(shown.verify[0])
+        out.append(f"{_RAW}    {shown.verify[1]}")
+        out += list(shown.verify[2:])
     if rec.get("reasons"):
         out.append("")
         out.append(t("report.show.reasons", lang))
         out += [f"  - {reason}" for reason in rec["reasons"]]
-    out.append("")
-    if rec.get("torch_command"):
-        out.append(t("report.show.torch-command", lang) + sep)
-        out.append(f"{_RAW}    {rec['torch_command']}")
-    else:
-        out.append(f"{mark('info')} {t('report.show.no-torch-command', lang)}")
     # Picks and platforms alike: a heading, then each one's name line and why.
     sections = [("gpus", lambda gpu: f"{gpu['name']}, {gpu['vram_gb']:g} GB{_price(gpu, lang, knowledge)}"),
                 ("platforms", lambda platform: f"{platform['name']} <{platform['url']}>")]
@@ -102,9 +120,8 @@ def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[s
     return lines
 
 
-def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> list[str]:
+def _machine_lines(machine: dict[str, Any], lang: str, shown: Any) -> list[str]:
     from wizard.i18n import t
-    from wizard.report.roster import torch_has_error, torch_uses_gpu
     from wizard.textout import mark
 
     sep = t("report.show.sep", lang)
@@ -124,10 +141,11 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
     if nvidia.get("driver_version"):
         status = t("report.show.driver", lang, driver=nvidia["driver_version"],
                    cuda=nvidia.get("cuda_driver_version", unknown))
+        if nvidia["status"] != "ok" and nvidia.get("message"):
+            status += f" — {nvidia['message']}"   # a driver that is there, but not reachable
     else:
         status = nvidia.get("message") or nvidia["status"]
-    severity = "ok" if nvidia["status"] == "ok" else "info" if nvidia["status"] == "no-library" else "warning"
-    lines.append(f"  {mark(severity)} {t('report.show.nvidia', lang)}{sep}{status}")
+    lines.append(f"  {mark(shown.nvidia)} {t('report.show.nvidia', lang)}{sep}{status}")
     gpus = machine.get("gpus", [])
     lines.append(f"  {t('report.show.gpu-list', lang)}{sep}" + ("" if gpus else t("report.show.no-gpus", lang)))
     for gpu in gpus:
@@ -136,17 +154,13 @@ def _machine_lines(machine: dict[str, Any], lang: str, findings: list[Any]) -> l
     torch = machine.get("torch")
     if torch is not None:
         if torch["status"] == "ok":
-            on_gpu = torch_uses_gpu(torch, findings)
+            on_gpu = shown.torch_on_gpu
             text = t("report.show.torch-gpu", lang, version=torch.get("version", unknown),
                      build=torch.get("build", unknown),
                      gpu=t("report.value.yes" if on_gpu else "report.value.no", lang))
-            # CPU-only is only a problem when there is a GPU it could have used.
-            has_gpu = any(g.get("vendor") in ("nvidia", "apple") for g in gpus)
-            severity = ("ok" if on_gpu else "error" if torch_has_error(findings)
-                        else "warning" if has_gpu else "info")
         else:
-            text, severity = t(f"report.torch-status.{torch['status']}", lang), "warning"
-        lines.append(f"  {mark(severity)} {t('report.show.torch', lang)}{sep}{text}")
+            text = t(f"report.torch-status.{torch['status']}", lang)
+        lines.append(f"  {mark(shown.torch or 'info')} {t('report.show.torch', lang)}{sep}{text}")
         lines += [f"      {line}" for line in _torch_detail_lines(torch, lang)]
     return lines
 

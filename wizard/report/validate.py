@@ -12,6 +12,7 @@ from typing import Any
 from wizard.answers import answers_problems
 from wizard.findings import SEVERITIES
 from wizard.i18n import LANGUAGES
+from wizard.judgement import ACTIONS
 from wizard.probe.model import Machine
 from wizard.report.schema import FINDING_ID as _FINDING_ID
 from wizard.report.schema import SCHEMA, SCHEMA_PREFIX, VERDICTS
@@ -49,6 +50,7 @@ class ReportRecommendation:
     headline: str
     reasons: tuple[str, ...]
     torch_command: str | None = None
+    action: str | None = dataclasses.field(default=None, metadata=rule(choices=ACTIONS))
     gpus: tuple[ReportGpu, ...] = ()
     platforms: tuple[ReportPlatform, ...] = ()
 
