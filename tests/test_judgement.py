@@ -115,3 +115,12 @@ def test_the_install_line_appears_only_with_the_install_action():
     assert shown.action.kind == "install" and shown.command == outcome.recommendation.torch_command
     fixed = replace(outcome.recommendation, action="fix", action_finding="torch-cpu-build-with-nvidia-gpu")
     assert present(laptop, outcome.findings, fixed, "en").command is None
+
+
+def test_gpu_wizards_own_pytorch_is_not_called_the_users(healthy):
+    own = replace(healthy, torch=replace(WORKING, interpreter="/opt/gpu-wizard/bin/python", interpreter_source="own"))
+    shown = present(own, [], None, "en")
+    assert shown.action.kind == "keep" and shown.action_text == t("present.action.keep-own", "en")
+    users = replace(healthy, torch=replace(WORKING, interpreter="/home/ana/.venv/bin/python",
+                                           interpreter_source="project-venv"))
+    assert present(users, [], None, "en").action_text != t("present.action.keep-own", "en")

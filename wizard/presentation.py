@@ -81,6 +81,9 @@ def action_text(action: Action, machine: Any, findings: tuple[Finding, ...], rec
     problem = _problem(finding) if finding else ""
     torch = machine.torch
     on_gpu = torch is not None and torch.status == "ok" and judgement.torch_uses_gpu(torch, findings)
+    if action.kind == "keep" and torch is not None and torch.interpreter_source == "own":
+        # The only PyTorch found is the one beside gpu-wizard: not the user's to keep.
+        return t("present.action.keep-own", lang)
     if rec is None:   # `check`: no install line of its own; the finding's fix holds the command
         if action.kind == "install" and finding is not None and finding.id != "torch-not-installed":
             return t("present.action.check-install", lang, problem=problem, fix=finding.fix)
