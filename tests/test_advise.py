@@ -116,10 +116,15 @@ def test_the_cpu_wheel_on_an_nvidia_laptop_is_a_setup_to_fix(machines, knowledge
 def test_findings_with_errors_come_first_in_the_reasons(knowledge, machines):
     error = Finding("nvidia-version-mismatch", "error", "Reboot needed", "The driver was updated.",
                     "Restart the computer.")
-    rec = run(machines["version-mismatch"], knowledge, findings=[error])
+    second = Finding("nvidia-no-permission", "error", "No access", "Not in the video group.", "Log in again.")
+    rec = run(machines["version-mismatch"], knowledge, findings=[error, second])
     assert rec.verdict == "fix-setup"
     assert "reboot needed" in rec.headline  # the title, read mid-sentence
-    assert any("Restart the computer." in r for r in rec.reasons)
+    # The first error is the next step (said with its fix above the reasons); the reasons add
+    # the ones after it, and do not repeat it.
+    assert (rec.action, rec.action_finding) == ("fix", "nvidia-version-mismatch")
+    assert any("Log in again." in r for r in rec.reasons)
+    assert not any("Restart the computer." in r for r in rec.reasons)
 
 
 def test_a_12_gb_card_read_as_11_99_gb_is_a_12_gb_card(machines, knowledge):
