@@ -107,8 +107,8 @@ def test_the_check_after_installing_uses_the_builds_device(variant, device, code
 
 def test_the_install_line_appears_only_with_the_install_action():
     laptop = machine("laptop-4060")
-    from wizard.evaluate import evaluate
     from wizard.answers import Answers
+    from wizard.evaluate import evaluate
 
     outcome = evaluate(laptop, Answers("yes", "yes", "laptop", 1500, "USD", "learning"), None, "en")
     shown = present(laptop, outcome.findings, outcome.recommendation, "en")
