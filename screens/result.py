@@ -31,7 +31,11 @@ def price_text(pick: Any, knowledge: Any, lang: str) -> str:
         symbol = knowledge.currency(pick.currency).symbol
     except KeyError:
         symbol = f"{pick.currency} "
-    values = {"symbol": symbol, "amount": f"{pick.price:,.0f}", "date": pick.price_date or ""}
+    low = getattr(pick, "price_low", None)   # a range shows both ends: "¥4,699–¥6,587"
+    amount = f"{pick.price:,.0f}"
+    if low is not None and low < pick.price:
+        amount = f"{low:,.0f}–{symbol}{amount}"
+    values = {"symbol": symbol, "amount": amount, "date": pick.price_date or ""}
     kind = pick.price_kind if pick.price_kind in ("street", "used") else ""
     if kind == "street" and pick.price_converted_market:
         try:

@@ -134,13 +134,35 @@ def test_a_range_is_stored_as_its_upper_end(real):
     assert price.low is not None and price.low < price.amount
 
 
-def test_a_mainland_buyer_without_a_local_price_gets_a_converted_one_that_says_so(real):
-    rate = real.rate("USD", "CNY")
-    us = real.price(real.gpu("GeForce RTX 5080"), "USD")
-    price = kn.price_in(real.gpu("GeForce RTX 5080"), "CNY")
+def test_a_mainland_buyer_gets_the_mainland_price_as_a_dated_range(real):
+    for name in ("GeForce RTX 5060", "GeForce RTX 5070", "GeForce RTX 5080"):
+        price = real.price(real.gpu(name), "CNY")
+        assert price.market == "cn" and price.converted_from is None and price.currency == "CNY"
+        assert price.low is not None and price.low < price.amount
+        assert price.reliability == "medium"     # a third party's aggregate of channel quotes
+        # Mainland quotes, not the US price converted: well above it in 2026.
+        us = real.price(real.gpu(name), "USD")
+        assert price.amount > us.amount * real.rate("USD", "CNY").rate
+
+
+def test_a_mainland_buyer_without_a_local_price_gets_a_converted_one_that_says_so(copy):
+    def drop_mainland_5080(data):
+        data["price"] = [p for p in data["price"]
+                         if not (p["gpu"] == "GeForce RTX 5080" and p["market"] == "cn")]
+    _edit(copy, "market.toml", drop_mainland_5080)
+    knowledge = load_knowledge(copy)
+    rate = knowledge.rate("USD", "CNY")
+    us = knowledge.price(knowledge.gpu("GeForce RTX 5080"), "USD")
+    price = kn.price_in(knowledge.gpu("GeForce RTX 5080"), "CNY", knowledge)
     assert price.converted_from == "USD" and price.converted_market == "us" and price.market == "cn"
     assert price.rate_date == rate.date and price.approximate
     assert abs(price.amount - us.amount * rate.rate) <= 50 and price.amount % 100 == 0  # rounded
+
+
+def test_the_exchange_rate_is_a_dated_2026_one(real):
+    rate = real.rate("USD", "CNY")
+    assert rate.date >= "2026-02" and 6.5 < rate.rate < 7.3
+    assert rate.source.strip()
 
 
 def test_cards_not_sold_in_a_market_have_no_price_there(real):
@@ -388,6 +410,17 @@ BROKEN = [
      "item 1: 0 is outside 1..2048"),
     ("market.toml", lambda d: d["price"][0].update(note=" "), "price[0]", "note", "must not be empty"),
     ("market.toml", lambda d: d.update(max_price_age_months=0), "", "max_price_age_months", "outside 1..60"),
+    # Every price says how far it can be trusted; laptop prices are for laptop GPUs, estimates, and
+    # a laptop GPU is either priced in a market or said to have no price there, not both.
+    ("market.toml", lambda d: d["price"][0].pop("reliability"), "price[0]", "reliability", "missing"),
+    ("market.toml", lambda d: d["price"][0].update(reliability="trusted"), "price[0]", "reliability", "not one of"),
+    ("market.toml", lambda d: d["laptop_price"][0].update(gpu="GeForce RTX 5060"), 'laptop_price[0]', "gpu",
+     "not a laptop GPU"),
+    ("market.toml", lambda d: d["laptop_price"][0].update(estimate=False), "laptop_price[0]", "estimate",
+     "must be true"),
+    ("market.toml", lambda d: d["no_laptop_price"].append({"gpu": "GeForce RTX 5060 Laptop GPU", "market": "us",
+                                                          "checked": "2026-12", "note": "none"}),
+     "no_laptop_price", "gpu", "has a [[laptop_price]]"),
 ]
 
 

@@ -2,11 +2,14 @@
 
 Specs live in the catalog; prices live here because they age in months, not years. A price is
 "current" only when it is at most `max_age_months` older than the content's `as_of` date, so a
-2022 launch price or a 2025 street price can never be offered as today's.
+2022 launch price or a 2025 street price can never be offered as today's. The same limit,
+counted back from the day gpu-wizard runs (`out_of_date`), says when content that was current
+when it shipped has aged since: the advice then gives such a price with its date as history.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from wizard.schema import CURRENCY_CODE, KEBAB_ID, rule
@@ -14,12 +17,17 @@ from wizard.schema import CURRENCY_CODE, KEBAB_ID, rule
 MARKET_FILE = "market.toml"
 MARKET_SCHEMA = "gpu-wizard/market/1"
 CONDITIONS = ("new", "used")
+# How far a price can be trusted: "high" a shop's or maker's own price, or a tracker that names
+# its listings; "medium" a third party's aggregate of listings or channel quotes; "low" blogs,
+# forum reports or a single listing.
+RELIABILITY = ("high", "medium", "low")
 
 # The fields' rules, as content/market.toml must hold them (wizard.schema reads the file).
 _MARKET_ID = rule(pattern=KEBAB_ID, what="a market id like us or cn")
 _CURRENCY = rule(pattern=CURRENCY_CODE, what="a three-letter currency code like CNY")
 _AMOUNT = rule(low=1, high=10_000_000)
 _MONTH = rule(pattern=r"\d{4}-\d{2}(-\d{2})?", what="a month like 2026-01")
+_RELIABILITY = rule(choices=RELIABILITY)
 
 
 @dataclass(frozen=True)
@@ -44,8 +52,36 @@ class MarketPrice:
     amount: float = field(metadata=_AMOUNT)   # the upper end of what the source reports
     date: str = field(metadata=_MONTH)        # "2026-01"
     source: str
-    low: float | None = field(default=None, metadata=_AMOUNT)
+    reliability: str = field(metadata=_RELIABILITY)
+    low: float | None = field(default=None, metadata=_AMOUNT)   # the low end of a range
     note: str = ""
+
+
+@dataclass(frozen=True)
+class LaptopPrice:
+    """What a whole laptop with this GPU costs in one market: a dated range (or the one average
+    a source gives), always an estimate: the same GPU comes in laptops of every price and power."""
+
+    gpu: str                                   # a catalog entry of segment "laptop"
+    market: str = field(metadata=_MARKET_ID)
+    currency: str = field(metadata=_CURRENCY)
+    amount: float = field(metadata=_AMOUNT)    # the upper end, or the one figure reported
+    date: str = field(metadata=_MONTH)
+    source: str
+    reliability: str = field(metadata=_RELIABILITY)
+    low: float | None = field(default=None, metadata=_AMOUNT)   # the low end of the range
+    estimate: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class NoLaptopPrice:
+    """A laptop GPU and market for which no dated laptop price was found: said, not left out."""
+
+    gpu: str
+    market: str = field(metadata=_MARKET_ID)
+    checked: str = field(metadata=_MONTH)      # when it was looked for
+    note: str                                   # what was looked for
 
 
 @dataclass(frozen=True)
@@ -57,6 +93,7 @@ class RestOfPc:
     amount: float = field(metadata=_AMOUNT)
     date: str = field(metadata=_MONTH)
     source: str
+    reliability: str = field(metadata=_RELIABILITY)
     low: float | None = field(default=None, metadata=_AMOUNT)
     note: str = ""
 
@@ -68,6 +105,8 @@ class MarketData:
     markets: tuple[Market, ...]
     prices: tuple[MarketPrice, ...]
     rest_of_pc: tuple[RestOfPc, ...]
+    laptop_prices: tuple[LaptopPrice, ...] = ()
+    no_laptop_prices: tuple[NoLaptopPrice, ...] = ()
 
     def market(self, market_id: str) -> Market:
         for item in self.markets:
@@ -89,6 +128,18 @@ class MarketData:
     def rest_of_pc_in(self, market_id: str) -> RestOfPc | None:
         current = [r for r in self.rest_of_pc if r.market == market_id and self.is_current(r.date)]
         return max(current, key=lambda r: r.date, default=None)
+
+    def laptop_prices_of(self, gpu: str, market_id: str) -> tuple[LaptopPrice, ...]:
+        """The current laptop price ranges for `gpu` in a market, newest first."""
+        found = [p for p in self.laptop_prices
+                 if p.gpu == gpu and p.market == market_id and self.is_current(p.date)]
+        return tuple(sorted(found, key=lambda p: p.date, reverse=True))
+
+    def out_of_date(self, date: str, now: dt.date | None = None) -> bool:
+        """True when a price dated `date` is older than the age limit on the day `now`
+        (default: today): content that was current when it shipped but has aged since."""
+        today = now or dt.date.today()
+        return months_between(date, today.isoformat()) > self.max_age_months
 
 
 def months_between(earlier: str, later: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -26,8 +27,12 @@ from wizard.probe.model import Machine
 
 def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal: Goal, form: str,
                   lang: str, draft: Draft, values: dict[str, Any],
-                  platforms: tuple[PlatformPick, ...]
+                  platforms: tuple[PlatformPick, ...], now: dt.date | None = None
                   ) -> tuple[str, str, tuple[GpuPick, ...], GpuPick | None, float | None]:
+    """The hardware part of the advice. Prices are those of the buyer's market (a CNY budget
+    shops with mainland prices; knowledge.price converts only when there is none); `now`
+    (default: today) decides whether they have aged past the content's limit, and the advice
+    then says so with their dates (wizard.advise.money.price_notes)."""
     currency = answers.budget_currency
     budget = answers.budget_amount
     free_vram = best_free_vram(knowledge, platforms, goal)
@@ -52,11 +57,13 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
         draft.add("laptop")
 
     base = 0.0 if can_take_card else _desktop_base_cost(knowledge, currency)
+    rest = knowledge.desktop_base(currency)
+    base_dates = (rest.date,) if base and rest is not None else ()
     candidates = gpu_candidates(knowledge, goal, currency, lang)
     if budget is None:
         draft.add("unsure-budget", goal=values["goal"])
         picks = tuple(sorted(candidates, key=_cheapest_first)[:MAX_PICKS])
-        price_notes(picks, knowledge, currency, draft, lang)
+        price_notes(picks, knowledge, currency, draft, lang, now)
         return cloud_verdict, ("use-free-cloud-unsure-budget" if free_ok else "rent-cloud"), picks, None, None
     if budget <= 0:
         draft.add("no-budget")
@@ -71,15 +78,15 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
         if cheapest is not None:
             name = t("advice.headline.pc-with", lang, gpu=named(cheapest, lang)) if base else named(cheapest, lang)
             values.update(budget=budget_text, cheapest=name,
-                          price=price_text(cheapest, knowledge, lang, total=base))
+                          price=price_text(cheapest, knowledge, lang, total=base, now=now))
             if base:
                 draft.add("too-small-desktop", goal=values["goal"], gpu=named(cheapest, lang),
                           total=format_money((cheapest.price or 0) + base, currency, knowledge),
                           budget=budget_text)
             else:
                 draft.add("too-small", goal=values["goal"], gpu=named(cheapest, lang),
-                          price=price_text(cheapest, knowledge, lang), budget=budget_text)
-            price_notes((cheapest,), knowledge, currency, draft, lang)
+                          price=price_text(cheapest, knowledge, lang, now=now), budget=budget_text)
+            price_notes((cheapest,), knowledge, currency, draft, lang, now, base_dates)
             key = "too-small" if free_ok else "rent-cloud-too-small"
         else:
             key = "use-free-cloud" if free_ok else "rent-cloud"
@@ -90,7 +97,7 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
 
     picks = tuple(sorted(affordable, key=_ranker(knowledge, goal))[:MAX_PICKS])
     top = picks[0]
-    values.update(pick=named(top, lang), price=price_text(top, knowledge, lang))
+    values.update(pick=named(top, lang), price=price_text(top, knowledge, lang, now=now))
     if can_take_card:
         entry = knowledge.gpu(top.name)
         if entry.tdp_w:
@@ -101,12 +108,11 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
             draft.add("desktop-check-no-watts")
         verdict = "upgrade-desktop"
     else:
-        rest = knowledge.desktop_base(currency)
         draft.add("desktop-base", base=format_money(base, currency, knowledge),
                   date=rest.date if rest is not None else "")
         verdict = "buy-desktop"
     _multi_gpu_notes(goal, picks, budget, lang, draft)
-    price_notes(picks, knowledge, currency, draft, lang)
+    price_notes(picks, knowledge, currency, draft, lang, now, base_dates)
     draft.add("old-cards-skipped")
     key = verdict
     if verdict == "buy-desktop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
@@ -127,7 +133,8 @@ def gpu_candidates(knowledge: Knowledge, goal: Goal, currency: str, lang: str) -
             name=gpu.name, vram_gb=gpu.vram_gb, why=_why(gpu, goal, lang), price=price.amount,
             currency=price.currency, price_kind=price.kind, price_date=price.date,
             price_approximate=price.approximate, price_converted_from=price.converted_from,
-            price_converted_market=price.converted_market, form_factor="desktop",
+            price_converted_market=price.converted_market, price_low=price.low,
+            price_reliability=price.reliability, form_factor="desktop",
         ))
     return out
 

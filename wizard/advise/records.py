@@ -34,6 +34,8 @@ class GpuPick:
     price_approximate: bool = False
     price_converted_from: str | None = None
     price_converted_market: str | None = None   # whose street price was converted ("us")
+    price_low: float | None = None   # the low end when the price is a range (price is the top)
+    price_reliability: str | None = None   # content/market.toml's: high, medium, low
     form_factor: str = "desktop"     # where the card goes: "desktop" | "laptop"
 
 

@@ -23,7 +23,16 @@ from wizard.knowledge.errors import KnowledgeError
 from wizard.knowledge.goals import CURRENCY_FILE, GOALS_FILE, load_currency, load_goals
 from wizard.knowledge.lookup import model_words
 from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform
-from wizard.market import MARKET_FILE, MARKET_SCHEMA, Market, MarketData, MarketPrice, RestOfPc
+from wizard.market import (
+    MARKET_FILE,
+    MARKET_SCHEMA,
+    LaptopPrice,
+    Market,
+    MarketData,
+    MarketPrice,
+    NoLaptopPrice,
+    RestOfPc,
+)
 from wizard.schema import rule, type_name
 
 GPU_FILE = "gpus.toml"
@@ -191,15 +200,33 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
             if item.currency != currency_of[item.market]:
                 raise KnowledgeError(file, label, "currency",
                                      f"prices in market {item.market!r} are in {currency_of[item.market]}")
-            if isinstance(item, MarketPrice) and item.gpu not in names:
+            if isinstance(item, (MarketPrice, LaptopPrice)) and item.gpu not in names:
                 raise KnowledgeError(file, label, "gpu", f"{item.gpu!r} is not a catalog entry in {GPU_FILE}")
+            if isinstance(item, LaptopPrice) and item.gpu not in laptops:
+                raise KnowledgeError(file, label, "gpu", f"{item.gpu!r} is not a laptop GPU (segment \"laptop\")")
+            if isinstance(item, LaptopPrice) and not item.estimate:
+                raise KnowledgeError(file, label, "estimate", "must be true: a laptop price is a range of models")
             if item.low is not None and item.low > item.amount:
                 raise KnowledgeError(file, label, "low", "is above amount (amount is the upper end)")
             out.append(item)
         return out
 
+    laptops = {g.name for g in gpus if g.segment == "laptop"}
+    laptop_prices = tuple(priced("laptop_price", LaptopPrice))
+    missing: list[NoLaptopPrice] = []
+    for position, entry in enumerate(records_of(file, data, "no_laptop_price")):
+        label = entry_label("no_laptop_price", position, entry, "gpu")
+        item = read_entry(NoLaptopPrice, file, label, entry)
+        if item.gpu not in laptops:
+            raise KnowledgeError(file, label, "gpu", f"{item.gpu!r} is not a laptop GPU (segment \"laptop\")")
+        if item.market not in ids:
+            raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
+        if any(p.gpu == item.gpu and p.market == item.market for p in laptop_prices):
+            raise KnowledgeError(file, label, "gpu", "has a [[laptop_price]] in this market as well")
+        missing.append(item)
     out = MarketData(as_of=head.as_of, max_age_months=head.max_price_age_months, markets=tuple(markets),
-                     prices=tuple(priced("price", MarketPrice)), rest_of_pc=tuple(priced("rest_of_pc", RestOfPc)))
+                     prices=tuple(priced("price", MarketPrice)), rest_of_pc=tuple(priced("rest_of_pc", RestOfPc)),
+                     laptop_prices=laptop_prices, no_laptop_prices=tuple(missing))
     # A budget in any currency shops somewhere, and a laptop owner's budget must cover a whole PC.
     for code in sorted(codes):
         market = out.for_currency(code)

@@ -47,6 +47,7 @@ class Price:
     converted_from: str | None = None   # original currency when converted
     converted_market: str | None = None  # the market whose price was converted
     rate_date: str | None = None        # date of the exchange rate used, when converted
+    reliability: str = "high"           # market.toml's: high, medium (aggregates), low (blogs)
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ class Knowledge(GoalsAndCurrencies):
         converted at the dated rate and rounded, and says so."""
         if offer.currency == currency:
             return Price(float(offer.amount), currency, kind, offer.date, offer.source, approximate=True,
-                         market=market_id, low=offer.low)
+                         market=market_id, low=offer.low, reliability=offer.reliability)
         try:
             amount, rate = self.convert(offer.amount, offer.currency, currency)
         except KeyError:
@@ -282,7 +283,7 @@ class Knowledge(GoalsAndCurrencies):
         low = round_converted(self.convert(offer.low, offer.currency, currency)[0]) if offer.low else None
         return Price(round_converted(amount), currency, kind, offer.date, offer.source, approximate=True,
                      market=market_id, low=low, converted_from=offer.currency,
-                     converted_market=offer.market, rate_date=rate.date)
+                     converted_market=offer.market, rate_date=rate.date, reliability=offer.reliability)
 
 
 def _newest(offers: list[MarketPrice]) -> MarketPrice | None:

@@ -204,6 +204,11 @@ def _price(gpu: dict[str, Any], lang: str, knowledge: Any) -> str:
     if gpu.get("price") is None:
         return ""
     price = _money(gpu["price"], gpu.get("currency", ""), knowledge)
+    low = gpu.get("price_low")
+    if knowledge is not None and isinstance(low, (int, float)) and not isinstance(low, bool):
+        from wizard.advise.money import money_range  # a range: "¥4,699–¥6,587"
+
+        price = money_range(low, gpu["price"], gpu.get("currency", ""), knowledge)
     if gpu.get("price_approximate"):
         price = t("advice.pick.price-about", lang, amount=price)
     kind = gpu.get("price_kind")
