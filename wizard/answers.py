@@ -17,7 +17,9 @@ from wizard.schema import SHARED, check_record, rule, shown, type_name
 
 NEED_GPU = ("yes", "no", "unsure")
 HAS_NVIDIA = ("yes", "no", "unsure")
-FORM_FACTORS = ("desktop", "laptop", "server", "unsure")
+# "laptop-only": a laptop, and only a laptop will do (no room for a desktop, carried to class):
+# the advice names a laptop to buy instead of a desktop.
+FORM_FACTORS = ("desktop", "laptop", "laptop-only", "server", "unsure")
 CURRENCIES = ("CNY", "USD")
 DEFAULT_GOAL = "learning"
 

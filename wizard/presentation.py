@@ -115,7 +115,8 @@ def action_text(action: Action, machine: Any, findings: tuple[Finding, ...], rec
             return t("present.action.cloud", lang, platform=_name(platforms[0]))
         return t("present.action.cloud-none", lang)
     if action.kind == "buy":
-        return t("present.action.buy", lang)
+        laptop = getattr(rec, "verdict", None) == "buy-laptop"
+        return t("present.action.buy-laptop" if laptop else "present.action.buy", lang)
     return t("present.action.none", lang)
 
 

@@ -63,6 +63,6 @@ def answer_disagreements(answers: Answers, machine: Machine, draft: Draft) -> No
         draft.add("said-nvidia-not-found")
     elif answers.has_nvidia == "no" and nvidia:
         draft.add("said-no-nvidia-found", gpu=nvidia[0].name)
-    if answers.form_factor in ("desktop", "laptop") and machine.chassis in ("vm", "container", "wsl"):
+    if answers.form_factor in ("desktop", "laptop", "laptop-only") and machine.chassis in ("vm", "container", "wsl"):
         # The advice is about the physical computer; this program only sees a guest inside it.
         draft.add(f"runs-inside-{machine.chassis}")

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from wizard.advise.clouds import best_free_vram
+from wizard.advise.laptop import buy_laptop
 from wizard.advise.money import format_money, named, number_text, price_notes, price_text
 from wizard.advise.records import (
     MAX_PICKS,
@@ -48,6 +49,15 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
     if form == "server":
         draft.add("server-admin")
         return cloud_verdict, "server", (), None, None
+    if form == "laptop-only":
+        # Only a laptop will do: the laptop GPU class that meets the goal, never a desktop.
+        if budget is not None and budget <= 0:
+            draft.add("no-budget")
+            return cloud_verdict, ("use-free-cloud-no-budget" if free_ok else "rent-cloud"), (), None, None
+        picks, key = buy_laptop(budget, currency, knowledge, goal, lang, draft, values, now)
+        if key is not None:
+            return "buy-laptop", key, picks, None, None
+        return cloud_verdict, ("use-free-cloud" if free_ok else "rent-cloud"), (), None, None
     if is_mac:
         draft.add("apple-no-upgrade")
     elif form == "laptop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
