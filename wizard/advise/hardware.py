@@ -8,7 +8,7 @@ from typing import Any
 
 from wizard.advise.clouds import best_free_vram
 from wizard.advise.laptop import buy_laptop
-from wizard.advise.money import format_money, named, number_text, price_notes, price_text
+from wizard.advise.money import format_money, money_range, named, number_text, price_notes, price_text
 from wizard.advise.records import (
     MAX_PICKS,
     MIN_PICK_COMPUTE_CAPABILITY,
@@ -120,7 +120,13 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
     else:
         draft.add("desktop-base", base=format_money(base, currency, knowledge),
                   date=rest.date if rest is not None else "")
+        if top.price is not None:
+            # The whole PC, as the guide advises people who don't build one: card + the rest.
+            draft.add("pc-total", gpu=named(top, lang), total=money_range(
+                top.price_low + base if top.price_low is not None else None, top.price + base,
+                currency, knowledge))
         verdict = "buy-desktop"
+    where_to_buy(knowledge, currency, draft, whole_pc=verdict == "buy-desktop")
     _multi_gpu_notes(goal, picks, budget, lang, draft)
     price_notes(picks, knowledge, currency, draft, lang, now, base_dates)
     draft.add("old-cards-skipped")
@@ -128,6 +134,16 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
     if verdict == "buy-desktop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
         key = "buy-desktop-hidden"  # not "a laptop's GPU can't be upgraded": nobody said laptop
     return verdict, key, picks, None, None
+
+
+def where_to_buy(knowledge: Knowledge, currency: str, draft: Draft, whole_pc: bool) -> None:
+    """Where the buyer's market sells new cards and PCs safely, and a whole PC for those who
+    would rather not assemble one (the guide's advice)."""
+    market = knowledge.market.for_currency(currency)
+    if market is not None and market.id in ("cn", "us"):
+        draft.add(f"where-to-buy-{market.id}")
+        if whole_pc:
+            draft.add(f"whole-pc-{market.id}")
 
 
 def gpu_candidates(knowledge: Knowledge, goal: Goal, currency: str, lang: str) -> list[GpuPick]:
