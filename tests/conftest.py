@@ -63,20 +63,43 @@ def run_cli(*args: str, env: dict | None = None, cwd: str | None = None, timeout
                           env=full_env, cwd=cwd or ROOT, timeout=timeout)
 
 
+# The fault suite's outcomes travel on each test's report (user_properties), so that the tally
+# is whole under pytest-xdist too, where each worker process keeps its own harness.TALLY.
+_ATTACHED = 0                                   # this process's TALLY entries already sent
+FAULT_CASES: list[tuple[str, list[str]]] = []   # (case id, problems) from every process
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    harness = sys.modules.get("tests.faults.harness")
+    if report.when != "teardown" or harness is None:
+        return
+    global _ATTACHED
+    for out in harness.TALLY[_ATTACHED:]:
+        report.user_properties.append(("fault_case", (out.case_id, list(out.problems))))
+    _ATTACHED = len(harness.TALLY)
+
+
+def pytest_runtest_logreport(report):
+    for name, value in report.user_properties:
+        if name == "fault_case":
+            FAULT_CASES.append((value[0], list(value[1])))
+
+
 def pytest_terminal_summary(terminalreporter):
     """The fault suite's tally: every case tried, and whether it survived."""
-    from tests.faults.harness import TALLY
-
     skipped = [r for r in terminalreporter.stats.get("skipped", [])
                if "tests/faults/" in getattr(r, "nodeid", "")]
-    if not TALLY and not skipped:
+    if not FAULT_CASES and not skipped:
         return
-    survived = sum(1 for out in TALLY if out.survived)
+    survived = sum(1 for _case, problems in FAULT_CASES if not problems)
     write = terminalreporter.write_line
     terminalreporter.section("fault-injection suite")
     # A case that could not run (no tmux) is not a case that survived: say so.
-    write(f"fault suite: {len(TALLY)} cases tried, {survived} survived, "
-          f"{len(TALLY) - survived} did not" + (f", {len(skipped)} not run" if skipped else ""))
-    for out in TALLY:
-        if not out.survived:
-            write(f"  NOT SURVIVED {out.case_id}: {'; '.join(out.problems)[:300]}")
+    write(f"fault suite: {len(FAULT_CASES)} cases tried, {survived} survived, "
+          f"{len(FAULT_CASES) - survived} did not" + (f", {len(skipped)} not run" if skipped else ""))
+    for case_id, problems in FAULT_CASES:
+        if problems:
+            write(f"  NOT SURVIVED {case_id}: {'; '.join(problems)[:300]}")
