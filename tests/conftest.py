@@ -88,6 +88,20 @@ def pytest_runtest_logreport(report):
             FAULT_CASES.append((value[0], list(value[1])))
 
 
+# The slow lane: what drives a real terminal, a real install or the whole wizard by keys.
+# `pytest -m "not slow"` is the fast lane (CONTRIBUTING.md).
+SLOW_FILES = ("faults/", "test_e2e_tmux.py", "test_app_flow.py", "test_app_keys.py", "test_app_python_pick.py",
+              "test_app_snapshots.py", "test_small_window.py", "test_screen_memory.py", "test_hostile_paths.py",
+              "test_install_torch.py", "test_fault_tally.py", "test_replay.py", "test_docs.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        if any(path.endswith(name) or f"/{name}" in path for name in SLOW_FILES):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_terminal_summary(terminalreporter):
     """The fault suite's tally: every case tried, and whether it survived."""
     skipped = [r for r in terminalreporter.stats.get("skipped", [])
