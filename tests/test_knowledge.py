@@ -421,6 +421,18 @@ BROKEN = [
     ("market.toml", lambda d: d["no_laptop_price"].append({"gpu": "GeForce RTX 5060 Laptop GPU", "market": "us",
                                                           "checked": "2026-12", "note": "none"}),
      "no_laptop_price", "gpu", "has a [[laptop_price]]"),
+    # A Mac price is an Apple chip of the catalog with one of its memory sizes, in the market's own
+    # currency; a market and kind of Mac is priced or said to have no price, not both.
+    ("market.toml", lambda d: d["mac_price"][0].update(chip="GeForce RTX 5090"), 'mac_price[0] "Mac Studio"',
+     "chip", "not an Apple chip"),
+    ("market.toml", lambda d: d["mac_price"][0].update(memory_gb=40), 'mac_price[0] "Mac Studio"', "memory_gb",
+     "not a memory size"),
+    ("market.toml", lambda d: d["mac_price"][0].update(currency="CNY"), "mac_price[0]", "currency", "in USD"),
+    ("market.toml", lambda d: d["mac_price"][0].update(form="tablet"), "mac_price[0]", "form", "not one of"),
+    ("market.toml", lambda d: d["mac_price"][0].pop("source"), "mac_price[0]", "source", "missing"),
+    ("market.toml", lambda d: d["no_mac_price"].append({"market": "us", "form": "desktop", "checked": "2026-12",
+                                                       "note": "none"}),
+     "no_mac_price", "form", "has a [[mac_price]]"),
 ]
 
 

@@ -162,3 +162,16 @@ def test_an_rtx_50_laptop_gpu_runs_on_less_power_than_the_desktop_card_of_its_na
         desktop = knowledge.gpu(gpu.desktop_equivalent)
         assert desktop.tdp_w and gpu.tdp_w_max < desktop.tdp_w, gpu.name
         assert gpu.vram_gb <= desktop.vram_gb, gpu.name
+
+
+@pytest.mark.parametrize("currency, budgets", [("USD", (3000, 8000, 20000)), ("CNY", (20000, 60000, 200000))])
+def test_a_mac_is_offered_only_at_a_current_price_of_the_buyers_own_market(knowledge, currency, budgets):
+    market = knowledge.market.for_currency(currency)
+    for budget, form in itertools.product(budgets, ("desktop", "laptop", "laptop-only")):
+        rec = run(plain_machine(chassis="desktop"), knowledge, form_factor=form, goal="llm-inference",
+                  budget_amount=budget, budget_currency=currency)
+        mac = rec.mac_purchase
+        if mac is not None:
+            assert mac.currency == currency and mac.price <= budget
+            assert months_between(mac.price_date, knowledge.market.as_of) <= 12
+            assert any(p.label() == mac.name for p in knowledge.market.mac_prices_in(market.id, "desktop"))

@@ -21,6 +21,8 @@ CONDITIONS = ("new", "used")
 # its listings; "medium" a third party's aggregate of listings or channel quotes; "low" blogs,
 # forum reports or a single listing.
 RELIABILITY = ("high", "medium", "low")
+# What kind of Mac a [[mac_price]] is: a desktop (Mac mini, Mac Studio) or a laptop (MacBook).
+MAC_FORMS = ("desktop", "laptop")
 
 # The fields' rules, as content/market.toml must hold them (wizard.schema reads the file).
 _MARKET_ID = rule(pattern=KEBAB_ID, what="a market id like us or cn")
@@ -85,6 +87,40 @@ class NoLaptopPrice:
 
 
 @dataclass(frozen=True)
+class MacPrice:
+    """What one Mac configuration costs new from Apple in one market: a whole computer whose
+    GPU shares `memory_gb` of unified memory (the advice works out the GPU's usable share)."""
+
+    model: str                                  # "Mac Studio", "Mac mini", "MacBook Pro 14-inch"
+    chip: str                                   # the catalog name in gpus.toml: "Apple M4 Max"
+    memory_gb: int = field(metadata=rule(low=8, high=1024))
+    form: str = field(metadata=rule(choices=MAC_FORMS))
+    market: str = field(metadata=_MARKET_ID)
+    currency: str = field(metadata=_CURRENCY)
+    amount: float = field(metadata=_AMOUNT)     # the list price (upper end, as for cards)
+    date: str = field(metadata=_MONTH)
+    source: str
+    reliability: str = field(metadata=_RELIABILITY)
+    low: float | None = field(default=None, metadata=_AMOUNT)
+    config: str = ""                            # the rest of the configuration: cores, SSD
+    note: str = ""
+
+    def label(self) -> str:
+        """ "Mac Studio (M3 Ultra, 96 GB)": what the advice calls this Mac."""
+        return f"{self.model} ({self.chip.removeprefix('Apple ')}, {self.memory_gb} GB)"
+
+
+@dataclass(frozen=True)
+class NoMacPrice:
+    """A market and kind of Mac for which no current, citable price was found: said, not left out."""
+
+    market: str = field(metadata=_MARKET_ID)
+    form: str = field(metadata=rule(choices=MAC_FORMS))
+    checked: str = field(metadata=_MONTH)
+    note: str
+
+
+@dataclass(frozen=True)
 class RestOfPc:
     """The cost of a desktop PC without its GPU, in one market."""
 
@@ -107,6 +143,8 @@ class MarketData:
     rest_of_pc: tuple[RestOfPc, ...]
     laptop_prices: tuple[LaptopPrice, ...] = ()
     no_laptop_prices: tuple[NoLaptopPrice, ...] = ()
+    mac_prices: tuple[MacPrice, ...] = ()
+    no_mac_prices: tuple[NoMacPrice, ...] = ()
 
     def market(self, market_id: str) -> Market:
         for item in self.markets:
@@ -134,6 +172,20 @@ class MarketData:
         found = [p for p in self.laptop_prices
                  if p.gpu == gpu and p.market == market_id and self.is_current(p.date)]
         return tuple(sorted(found, key=lambda p: p.date, reverse=True))
+
+    def mac_prices_in(self, market_id: str, form: str) -> tuple[MacPrice, ...]:
+        """The current Mac prices of one kind in a market: the newest row of each configuration
+        (model, chip, memory), smallest memory first."""
+        newest: dict[tuple[str, str, int], MacPrice] = {}
+        for p in self.mac_prices:
+            if p.market == market_id and p.form == form and self.is_current(p.date):
+                key = (p.model, p.chip, p.memory_gb)
+                if key not in newest or (p.date, p.amount) > (newest[key].date, newest[key].amount):
+                    newest[key] = p
+        return tuple(sorted(newest.values(), key=lambda p: (p.memory_gb, p.amount, p.model)))
+
+    def no_mac_price(self, market_id: str, form: str) -> NoMacPrice | None:
+        return next((n for n in self.no_mac_prices if n.market == market_id and n.form == form), None)
 
     def out_of_date(self, date: str, now: dt.date | None = None) -> bool:
         """True when a price dated `date` is older than the age limit on the day `now`

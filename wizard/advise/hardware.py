@@ -8,6 +8,7 @@ from typing import Any
 
 from wizard.advise.clouds import best_free_vram
 from wizard.advise.laptop import buy_laptop
+from wizard.advise.mac import laptop_memory_within, offer_mac
 from wizard.advise.money import format_money, money_range, named, number_text, price_notes, price_text
 from wizard.advise.records import (
     MAX_PICKS,
@@ -55,8 +56,15 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
             draft.add("no-budget")
             return cloud_verdict, ("use-free-cloud-no-budget" if free_ok else "rent-cloud"), (), None, None
         picks, key = buy_laptop(budget, currency, knowledge, goal, lang, draft, values, now)
+        if budget is not None:
+            offer_mac(machine, knowledge, goal, form, budget, currency,
+                      laptop_memory_within(knowledge, goal, budget, currency, lang) if key else 0.0,
+                      lang, draft, values, now)
         if key is not None:
             return "buy-laptop", key, picks, None, None
+        if draft.mac_purchase is not None:
+            key = "mac-instead-free" if free_ok else "mac-instead-rent"
+            return cloud_verdict, key, (), None, None
         return cloud_verdict, ("use-free-cloud" if free_ok else "rent-cloud"), (), None, None
     if is_mac:
         draft.add("apple-no-upgrade")
@@ -82,6 +90,7 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
         return cloud_verdict, ("use-free-cloud-no-budget" if free_ok else "rent-cloud"), (), None, None
 
     affordable = [c for c in candidates if c.price is not None and c.price + base <= budget]
+    nvidia_gb = max((c.vram_gb for c in affordable), default=0.0)
     if not affordable:
         cheapest = min(candidates, key=_cheapest_first, default=None)
         budget_text = format_money(budget, currency, knowledge)
@@ -102,6 +111,8 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
             key = "use-free-cloud" if free_ok else "rent-cloud"
         if form == "laptop":
             draft.add("laptop-plus-cloud")
+        if offer_mac(machine, knowledge, goal, form, budget, currency, nvidia_gb, lang, draft, values, now):
+            key = "mac-instead-free" if free_ok else "mac-instead-rent"   # the Mac is what fits
         total = cheapest.price + base if cheapest is not None and cheapest.price is not None else None
         return cloud_verdict, key, (), cheapest, total
 
@@ -130,6 +141,7 @@ def new_hardware(answers: Answers, machine: Machine, knowledge: Knowledge, goal:
     _multi_gpu_notes(goal, picks, budget, lang, draft)
     price_notes(picks, knowledge, currency, draft, lang, now, base_dates)
     draft.add("old-cards-skipped")
+    offer_mac(machine, knowledge, goal, form, budget, currency, nvidia_gb, lang, draft, values, now)
     key = verdict
     if verdict == "buy-desktop" and answers.form_factor == "unsure" and machine.chassis not in KNOWN_CHASSIS:
         key = "buy-desktop-hidden"  # not "a laptop's GPU can't be upgraded": nobody said laptop

@@ -154,6 +154,7 @@ def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str =
         assumed=tuple(assumed),
         cheapest_adequate=cheapest,
         cheapest_total=cheapest_total,
+        mac_purchase=draft.mac_purchase,
         action=action.kind,
         action_finding=action.finding,
         newer_torch=offered if action.kind == "keep" and action.upgrade else None,

@@ -36,7 +36,7 @@ class GpuPick:
     price_converted_market: str | None = None   # whose street price was converted ("us")
     price_low: float | None = None   # the low end when the price is a range (price is the top)
     price_reliability: str | None = None   # content/market.toml's: high, medium, low
-    form_factor: str = "desktop"     # where the card goes: "desktop" | "laptop"
+    form_factor: str = "desktop"     # where the card goes: "desktop" | "laptop"; "mac": a whole Mac
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,10 @@ class Recommendation:
     newer_torch: str | None = None
     torch_version: str | None = None      # the release the command installs
     torch_target: str | None = None       # the device it targets: cuda, xpu, mps, cpu
+    # A Mac to buy instead, where its unified memory is the better answer (wizard.advise.mac):
+    # name, price, and in vram_gb the share of its memory its GPU can use. Beside the picks,
+    # never one of them: the picks are NVIDIA cards.
+    mac_purchase: GpuPick | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Draft:
 
     lang: str
     reasons: list[str] = field(default_factory=list)
+    mac_purchase: GpuPick | None = None   # Recommendation.mac_purchase, once the advice offers one
 
     def add(self, key: str, **values: Any) -> None:
         text = t(f"advice.reason.{key}", self.lang, **values)
