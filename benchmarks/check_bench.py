@@ -2,7 +2,8 @@
 
     python -m benchmarks.check_bench [--runs N]
 
-Issue 13's target: check takes at most 2.0× `python -c "import psutil, pynvml"` (the floor: no
+The target (issue 25, which relaxed issue 13's 2.0× so that no speed trick is kept for its own
+sake): check takes at most 2.5× `python -c "import psutil, pynvml"` (the floor: no
 hardware check in Python can skip those imports), as a ratio of medians measured in the same
 run. The target is about the hardware probes, so it is judged on `check --json --no-torch`;
 plain `check --json` also starts the PyTorch probe, and where torch is installed that costs a
@@ -19,7 +20,7 @@ from benchmarks.harness import Figure, compare, print_table
 FLOOR = "floor: import psutil, pynvml"
 CHECK = "gpu-wizard check --json"
 NO_TORCH = "gpu-wizard check --json --no-torch"
-TARGET_RATIO = 2.0
+TARGET_RATIO = 2.5
 
 
 def measure(runs: int = 9) -> list[Figure]:

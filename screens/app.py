@@ -223,8 +223,9 @@ class WizardApp(App[int]):
     # ------------------------------------------------------------------ probes ---
 
     # While the probes and the content check run in threads, the event loop waits for the GIL
-    # up to the switch interval (5 ms by default) at every hand-over; 1 ms halved the longest
-    # stall (126 -> 68 ms, slowest of 3 runs of benchmarks/tui_bench.py on a loaded 2-core VM).
+    # up to the switch interval (5 ms by default) at every hand-over. With gc.freeze below, this
+    # keeps the longest stall under its 50 ms target: without both, 55.7 ms against 38.6 ms, and
+    # the first screen 1.63x the minimal app against 1.49x (benchmarks tui --runs 5, 2026-12-04).
     SWITCH_INTERVAL_S = 0.001
 
     def on_mount(self) -> None:
