@@ -88,17 +88,22 @@ def pytest_runtest_logreport(report):
             FAULT_CASES.append((value[0], list(value[1])))
 
 
-# The slow lane: what drives a real terminal, a real install or the whole wizard by keys.
-# `pytest -m "not slow"` is the fast lane (CONTRIBUTING.md).
-SLOW_FILES = ("faults/", "test_e2e_tmux.py", "test_app_flow.py", "test_app_keys.py", "test_app_python_pick.py",
-              "test_app_snapshots.py", "test_small_window.py", "test_screen_memory.py", "test_hostile_paths.py",
-              "test_install_torch.py", "test_fault_tally.py", "test_replay.py", "test_docs.py")
+# The slow lane: what drives a real terminal, a real install, the wizard itself (every async
+# test is a Textual Pilot), or many real child processes (the torch probe in a real Python, the
+# CLI run as a user runs it, a class of reports). `pytest -m "not slow"` is the fast lane
+# (CONTRIBUTING.md).
+SLOW_FILES = ("faults/", "test_e2e_tmux.py", "test_app_snapshots.py", "test_install_torch.py",
+              "test_fault_tally.py", "test_docs.py", "test_torch_probe.py", "test_trust_commands.py",
+              "test_check_cli.py", "test_summarize.py", "test_replay.py", "test_roster_browser.py")
 
 
 def pytest_collection_modifyitems(config, items):
+    import inspect
+
     for item in items:
         path = item.nodeid.split("::", 1)[0]
-        if any(path.endswith(name) or f"/{name}" in path for name in SLOW_FILES):
+        pilot = inspect.iscoroutinefunction(getattr(item, "function", None))
+        if pilot or any(path.endswith(name) or f"/{name}" in path for name in SLOW_FILES):
             item.add_marker(pytest.mark.slow)
 
 
