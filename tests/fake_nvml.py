@@ -35,7 +35,8 @@ def fake_module(
     count_error: type | None = None,
     memory_v2_missing: bool = False,
 ) -> types.SimpleNamespace:
-    """A module-like object; each GPU dict: name, total, free, cc, pci, bus, uuid, error."""
+    """A module-like object; each GPU dict: name, total, free, cc, pci, bus, uuid, error, and
+    for MIG: mig (current, pending) and mig_devices (their UUIDs)."""
     gpus = gpus or []
     calls: list[str] = []
 
@@ -61,6 +62,25 @@ def fake_module(
             raise real.NVMLError_NotSupported()
         return gpus[h]["cc"]
 
+    def mig_mode(h):
+        if isinstance(h, tuple) or "mig" not in gpus[h]:
+            raise real.NVMLError_NotSupported()
+        return list(gpus[h]["mig"])
+
+    def mig_max(h):
+        return 7 if gpus[h].get("mig") else 0
+
+    def mig_handle(h, index):
+        devices = gpus[h].get("mig_devices", [])
+        if index >= len(devices):
+            raise real.NVMLError_NotFound()
+        return (h, index)
+
+    def uuid(h):
+        if isinstance(h, tuple):
+            return gpus[h[0]]["mig_devices"][h[1]]
+        return gpus[h].get("uuid", "GPU-00000000-0000-0000-0000-000000000001")
+
     def count():
         if count_error:
             raise count_error()
@@ -80,7 +100,10 @@ def fake_module(
         nvmlDeviceGetMemoryInfo=memory,
         nvmlDeviceGetCudaComputeCapability=cc,
         nvmlDeviceGetPciInfo=lambda h: Pci(gpus[h]["pci"], gpus[h]["bus"]),
-        nvmlDeviceGetUUID=lambda h: gpus[h].get("uuid", "GPU-00000000-0000-0000-0000-000000000001"),
+        nvmlDeviceGetUUID=uuid,
+        nvmlDeviceGetMigMode=mig_mode,
+        nvmlDeviceGetMaxMigDeviceCount=mig_max,
+        nvmlDeviceGetMigDeviceHandleByIndex=mig_handle,
         calls=calls,
     )
 

@@ -202,3 +202,53 @@ def test_check_reads_the_amd_and_intel_tables_only_for_such_a_gpu(machine, loade
     assert status in ("0", "1") and seen == str(loaded), done.stderr
     findings = {f["id"] for f in json.loads(done.stdout)["findings"]}
     assert any(f.startswith(("amd-", "intel-")) for f in findings) == loaded
+
+
+# --- issue 26: what collect_env reports, and a block to paste into a GitHub issue ------------
+
+def test_markdown_is_one_block_with_collect_envs_facts_and_the_findings():
+    result = run_cli("check", "--markdown", "--machine", str(MACHINES / "ld-library-path-cuda121.toml"))
+    assert result.returncode == 1, result.stderr
+    text = result.stdout
+    assert text.startswith("<details><summary>gpu-wizard ") and text.rstrip().endswith("</details>")
+    assert text.count("```") == 2
+    for fact in ("OS: Ubuntu 22.04.5 LTS", "C library: glibc 2.35", "GPU 0: NVIDIA GeForce RTX 4070",
+                 "PyTorch: 2.5.1 (cuda 12.4), import-error", "undefined symbol: __nvJitLinkAddData_12_1",
+                 "Library variables: LD_LIBRARY_PATH set (LD_LIBRARY_PATH holds CUDA libraries)",
+                 "[pip3] nvidia-cusparse-cu12==12.3.1.170", "[pip3] torch==2.5.1",
+                 "✗ torch-library-path-shadow: LD_LIBRARY_PATH makes PyTorch load another CUDA's libraries"):
+        assert fact in text, fact
+
+
+def test_markdown_is_in_english_whatever_the_language():
+    zh = run_cli("check", "--markdown", "--lang", "zh", "--machine", str(MACHINES / "a100-mig-no-slice-selected.toml"))
+    assert "torch-mig-not-selected: NVIDIA A100-SXM4-80GB is split into MIG instances" in zh.stdout
+    assert "MIG on, 4 instances" in zh.stdout
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in zh.stdout)
+
+
+def test_markdown_on_this_machine_names_library_variables_but_never_their_values(tmp_path):
+    secret = tmp_path / "student-ana" / "cuda-11.8" / "lib64"
+    secret.mkdir(parents=True)
+    (secret / "libcudart.so.11.0").write_bytes(b"")
+    env = {"LD_LIBRARY_PATH": str(secret), "CUDA_HOME": str(secret.parent)}
+    for args in (("--markdown",), ("--json",), ()):
+        result = run_cli("check", *args, "--no-gpu-test", "--no-discover", env=env, timeout=120)
+        assert result.returncode in (0, 1), result.stderr
+        assert "student-ana" not in result.stdout and "cuda-11.8" not in result.stdout
+        assert "LD_LIBRARY_PATH" in result.stdout and "CUDA_HOME" in result.stdout
+
+
+def test_json_carries_the_new_facts_beside_the_old_keys():
+    data = json.loads(run_cli("check", "--json", "--machine", str(MACHINES / "ld-library-path-cuda121.toml")).stdout)
+    torch = data["machine"]["torch"]
+    assert torch["env_vars"] == ["LD_LIBRARY_PATH"] and torch["ld_library_path_cuda"] is True
+    assert torch["glibc_version"] == "2.35" and "torch==2.5.1" in torch["packages"]
+    assert {"status", "version", "build", "error_line"} <= set(torch)
+
+
+def test_text_shows_cudnn_packages_and_variables_by_name():
+    text = run_cli("check", "--machine", str(MACHINES / "ld-library-path-cuda121.toml")).stdout
+    assert "Set in its environment: LD_LIBRARY_PATH" in text and "Packages: " in text
+    zh = run_cli("check", "--lang", "zh", "--machine", str(MACHINES / "ld-library-path-cuda121.toml")).stdout
+    assert "它的环境里设置了：LD_LIBRARY_PATH" in zh

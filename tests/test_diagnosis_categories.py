@@ -49,6 +49,18 @@ EXPECTED = {
     "laptop-4060": ("torch-cpu-build-with-nvidia-gpu", ["/whl/cu"]),
     "nouveau": ("nvidia-nouveau-bound", ["NVIDIA's own driver"]),
     "version-mismatch": ("nvidia-version-mismatch", ["Reboot"]),
+    # Issue 26: the categories the private set of 38 missed.
+    "win-gtx950-disabled": ("nvidia-gpu-disabled", ["Enable device", "Device Manager"]),
+    "linux-rtx5090-rebar-off": ("nvidia-gpu-not-initialised", ["Above 4G Decoding", "Resizable BAR"]),
+    "cuda-visible-devices-missing-gpu": ("torch-visible-devices-nowhere", ["CUDA_VISIBLE_DEVICES=0"]),
+    "a100-mig-no-slice-selected": ("torch-mig-not-selected",
+                                   ["CUDA_VISIBLE_DEVICES=MIG-00000000-0000-0000-0000-000000000000"]),
+    "ld-library-path-cuda121": ("torch-library-path-shadow", ["unset LD_LIBRARY_PATH", "Do not reinstall"]),
+    "jetson-orin-pypi-torch": ("torch-jetson-wrong-build", ["install-pytorch-jetson-platform"]),
+    "centos7-glibc217": ("torch-glibc-too-old", ["Upgrade the operating system", "2.28"]),
+    "wsl-amd-rocm-pytorch-index": ("torch-rocm-wsl-not-available", ["repo.radeon.com"]),
+    "amd-rx6800-python37": ("torch-python-no-gpu-build", ["Python 3.12"]),
+    "secure-boot-mok-not-enrolled": ("nvidia-secure-boot-blocked", ["mokutil --import", "Enroll MOK"]),
     "rtx4090-cu128-healthy": (None, []),
     "pascal-cu128-windows": (None, []),
     "h200-server": (None, []),
@@ -205,3 +217,254 @@ def test_an_apu_beside_a_radeon_card_is_named_with_the_way_round_it():
     (finding,) = [f for f in findings if f.id == "amd-igpu-beside-card"]
     assert "HIP_VISIBLE_DEVICES" in finding.fix and "Raphael" in finding.detail
     assert "amd-igpu-beside-card" not in [f.id for f in diagnose(m)]
+
+
+# --- issue 26: the doctor, third edition ----------------------------------------------------
+
+# The fix that worked, as the Chinese texts must say it too (commands and settings are not translated).
+ZH_WORDS = {
+    "win-gtx950-disabled": ["设备管理器", "启用设备"],
+    "linux-rtx5090-rebar-off": ["Above 4G Decoding", "Resizable BAR"],
+    "cuda-visible-devices-missing-gpu": ["CUDA_VISIBLE_DEVICES=0"],
+    "a100-mig-no-slice-selected": ["CUDA_VISIBLE_DEVICES=MIG-00000000-0000-0000-0000-000000000000"],
+    "ld-library-path-cuda121": ["unset LD_LIBRARY_PATH", "不要重装"],
+    "jetson-orin-pypi-torch": ["install-pytorch-jetson-platform"],
+    "centos7-glibc217": ["glibc 2.28", "升级"],
+    "wsl-amd-rocm-pytorch-index": ["repo.radeon.com"],
+    "amd-rx6800-python37": ["Python 3.12"],
+    "secure-boot-mok-not-enrolled": ["mokutil --import", "Enroll MOK"],
+}
+
+
+@pytest.mark.parametrize("stem", sorted(ZH_WORDS))
+def test_the_fix_that_worked_is_said_in_chinese_too(stem):
+    (first, *_) = diagnose(load(stem), "zh")
+    assert first.id == EXPECTED[stem][0]
+    for word in ZH_WORDS[stem]:
+        assert word in first.fix + first.detail, (word, first.fix)
+
+
+def _all_text(machine: Machine, lang: str) -> str:
+    from wizard.commands.check import render_text
+    from wizard.identify import localize
+
+    machine = localize(machine, lang)
+    return render_text(machine, diagnose(machine, lang), lang)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_nothing_tells_an_amd_user_in_wsl_to_install_the_nvidia_driver(lang):
+    text = _all_text(load("wsl-amd-rocm-pytorch-index"), lang)
+    for wrong in ("Install or update the NVIDIA driver", "Update the NVIDIA driver", "wsl --update",
+                  "安装或更新 NVIDIA 驱动", "更新 NVIDIA 驱动"):
+        assert wrong not in text, wrong
+    assert "nvidia-smi" not in text
+
+
+def test_a_working_rocm_in_wsl_is_ready_and_names_no_nvidia_problem():
+    from wizard.probe.model import TorchDevice
+
+    m = load("wsl-amd-rocm-pytorch-index")
+    m = replace(m, torch=replace(m.torch, version="2.4.0+rocm6.3.4.git7cecbf6d", cuda_available=True,
+                                 device_count=1, devices=(TorchDevice("AMD Radeon RX 7900 XTX", "gfx1100"),)))
+    findings = diagnose(m)
+    assert not errors(findings) and "torch-ready" in [f.id for f in findings]
+    assert not [f for f in findings if f.id.startswith(("nvidia-", "wsl-nvidia"))]
+
+
+def test_a_jetson_is_never_a_computer_without_a_gpu():
+    for torch in (None, "not-installed"):
+        m = load("jetson-orin-pypi-torch")
+        if torch is None:
+            m = replace(m, torch=None)
+        else:
+            m = replace(m, torch=replace(m.torch, status=torch, version=None, build=None))
+        ids = [f.id for f in diagnose(m)]
+        assert "no-gpu" not in ids and "jetson-gpu" in ids, ids
+
+
+def test_a_jetson_without_torch_is_sent_to_nvidia_not_to_pypi():
+    m = load("jetson-orin-pypi-torch")
+    m = replace(m, torch=replace(m.torch, status="not-installed", version=None, build=None))
+    (first, *_) = diagnose(m)
+    assert first.id == "torch-jetson-not-installed" and first.severity == "warning"
+    assert "pip install torch==" not in first.fix and "install-pytorch-jetson-platform" in first.fix
+
+
+def test_a_jetson_torch_that_works_is_ready():
+    from wizard.probe.model import TorchDevice
+
+    m = load("jetson-orin-pypi-torch")
+    m = replace(m, torch=replace(m.torch, version="2.1.0a0+41361538.nv23.06", build="cuda", cuda_version="11.4",
+                                 cuda_available=True, device_count=1, devices=(TorchDevice("Orin", "8.7"),)))
+    findings = diagnose(m)
+    assert not errors(findings) and "torch-ready" in [f.id for f in findings]
+
+
+def test_a_jetson_whose_pypi_torch_wants_a_newer_glibc_is_still_a_jetson_problem():
+    # kakaobrain/pororo#66: Jetson Xavier NX, Ubuntu 18.04 (glibc 2.27), a pip aarch64 torch:
+    # "ImportError: /lib/aarch64-linux-gnu/libc.so.6: version `GLIBC_2.28' not found".
+    m = load("jetson-orin-pypi-torch")
+    m = replace(m, torch=replace(m.torch, status="import-error", glibc_version="2.27",
+                                 error_line="ImportError: /lib/aarch64-linux-gnu/libc.so.6: version `GLIBC_2.28' not "
+                                            "found (required by <env>/lib/python3.6/site-packages/torch/lib/"
+                                            "libtorch_python.so)"))
+    assert errors(diagnose(m)) == ["torch-jetson-wrong-build"]
+
+
+def test_an_os_too_old_for_any_wheel_is_said_before_anything_is_installed():
+    m = load("centos7-glibc217")
+    m = replace(m, torch=replace(m.torch, status="not-installed", version=None, build=None, error_line=None))
+    (first, *_) = diagnose(m)
+    assert first.id == "torch-glibc-too-old" and "2.17" in first.detail and "pip install" not in first.fix
+
+
+def test_an_os_too_old_is_never_a_reinstall():
+    for lang in ("en", "zh"):
+        (finding,) = [f for f in diagnose(load("centos7-glibc217"), lang) if f.severity == "error"]
+        assert "pip install" not in finding.fix and "--force-reinstall" not in finding.fix
+
+
+def test_a_shadowing_library_path_is_never_a_reinstall():
+    for lang in ("en", "zh"):
+        (finding,) = [f for f in diagnose(load("ld-library-path-cuda121"), lang) if f.severity == "error"]
+        assert "pip install" not in finding.fix and "--force-reinstall" not in finding.fix
+
+
+def test_a_cudnn_from_ld_library_path_is_the_same_cause():
+    m = load("cuda-visible-devices-missing-gpu")
+    said = ("cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime version "
+            "(8, 9, 0). PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure "
+            "PyTorch can find the bundled cuDNN. Looks like your LD_LIBRARY_PATH contains incompatible version of "
+            "cudnn.")
+    from wizard.probe.model import TorchDevice
+
+    m = replace(m, torch=replace(m.torch, visible_devices_env=(), cuda_available=True, device_count=1,
+                                 devices=(TorchDevice("NVIDIA GeForce RTX 2070 SUPER", "7.5"),),
+                                 torch_warnings=(said,), env_vars=("LD_LIBRARY_PATH",)))
+    assert errors(diagnose(m)) == ["torch-library-path-shadow"]
+
+
+def _uuid(n: int) -> str:
+    return f"GPU-00000000-0000-0000-0000-0000000000{n:02d}"
+
+
+def test_a_gpu_uuid_of_another_machine_points_nowhere():
+    m = load("cuda-visible-devices-missing-gpu")
+    m = replace(m, gpus=(replace(m.gpus[0], uuid=_uuid(1)),))
+    elsewhere = replace(m, torch=replace(m.torch, visible_devices_env=(f"CUDA_VISIBLE_DEVICES={_uuid(2)}",)))
+    assert errors(diagnose(elsewhere)) == ["torch-visible-devices-nowhere"]
+    here = replace(m, torch=replace(m.torch, visible_devices_env=(f"CUDA_VISIBLE_DEVICES={_uuid(1)}",)))
+    assert "torch-visible-devices-nowhere" not in errors(diagnose(here))
+
+
+def test_a_redacted_uuid_is_not_judged():
+    m = load("cuda-visible-devices-missing-gpu")
+    m = replace(m, torch=replace(m.torch, visible_devices_env=("CUDA_VISIBLE_DEVICES=GPU-<uuid>",)))
+    assert "torch-visible-devices-nowhere" not in errors(diagnose(m))
+
+
+def test_an_index_that_exists_is_not_blamed():
+    m = load("cuda-visible-devices-missing-gpu")
+    m = replace(m, torch=replace(m.torch, visible_devices_env=("CUDA_VISIBLE_DEVICES=0",)))
+    assert "torch-visible-devices-nowhere" not in errors(diagnose(m))
+
+
+def test_a_mig_uuid_that_is_not_here_points_nowhere_and_names_one_that_is():
+    m = load("a100-mig-no-slice-selected")
+    m = replace(m, torch=replace(m.torch, cuda_available=False, device_count=0, gpu_tests=(),
+                                 visible_devices_env=("CUDA_VISIBLE_DEVICES=MIG-00000099-0000-0000-0000-000000000099",)))
+    (finding,) = [f for f in diagnose(m) if f.severity == "error"]
+    assert finding.id == "torch-visible-devices-nowhere"
+    assert "CUDA_VISIBLE_DEVICES=MIG-00000000-0000-0000-0000-000000000000" in finding.fix
+
+
+def test_a_selected_mig_instance_works_and_the_slices_are_explained():
+    from wizard.probe.model import GpuTest, TorchDevice
+
+    m = load("a100-mig-no-slice-selected")
+    m = replace(m, torch=replace(m.torch, device_count=1,
+                                 devices=(TorchDevice("NVIDIA A100-SXM4-80GB MIG 1g.10gb", "8.0"),),
+                                 gpu_tests=(GpuTest("cuda:0", "ok", seconds=0.3),),
+                                 visible_devices_env=("CUDA_VISIBLE_DEVICES=MIG-00000001-0000-0000-0000-000000000001",)))
+    findings = diagnose(m)
+    assert not errors(findings)
+    assert "nvidia-mig-enabled" in [f.id for f in findings] and "torch-ready" in [f.id for f in findings]
+
+
+def test_mig_without_instances_is_the_one_error():
+    m = load("a100-mig-no-slice-selected")
+    m = replace(m, gpus=tuple(replace(g, mig_devices=()) for g in m.gpus),
+                torch=replace(m.torch, cuda_available=False, device_count=0, gpu_tests=()))
+    assert errors(diagnose(m)) == ["nvidia-mig-no-instances"]
+
+
+def test_a_second_card_the_driver_does_not_start_is_a_warning_beside_one_that_works():
+    from wizard.probe.model import Gpu
+
+    m = load("linux-rtx5090-rebar-off")
+    working = Gpu(vendor="nvidia", name="NVIDIA GeForce RTX 4090", source="nvml", vram_gb=23.99,
+                  compute_capability="8.9", pci_id="10de:2684", bus_id="00000000:02:00.0")
+    m = replace(m, nvidia=replace(m.nvidia, status="ok", reason=None, cuda_driver_version="12.9"),
+                gpus=(working, *m.gpus))
+    (hidden,) = [f for f in diagnose(m) if f.id == "nvidia-gpu-not-initialised"]
+    assert hidden.severity == "warning" and "GeForce RTX 5090" in hidden.title
+
+
+def test_a_card_stopped_by_windows_is_named_with_its_code():
+    m = load("win-gtx950-disabled")
+    m = replace(m, gpus=tuple(replace(g, config_error=43) if g.vendor == "nvidia" else g for g in m.gpus))
+    (finding,) = [f for f in diagnose(m) if f.severity == "error"]
+    assert finding.id == "nvidia-gpu-stopped" and "43" in finding.title
+
+
+def test_a_disabled_card_is_never_told_to_reboot_or_reinstall():
+    (finding,) = [f for f in diagnose(load("win-gtx950-disabled")) if f.severity == "error"]
+    assert "Reboot" not in finding.fix and "pip install" not in finding.fix and "install" not in finding.fix.lower()
+
+
+def test_python_too_old_beside_a_working_nvidia_gpu():
+    m = load("laptop-4060")
+    m = replace(m, python_version="3.7.9", torch=replace(m.torch, python_version="3.7.9", version="1.13.1+cpu"))
+    assert errors(diagnose(m)) == ["torch-python-no-gpu-build"]
+
+
+def test_python_too_old_and_no_torch_yet():
+    m = load("amd-rx6800-python37")
+    m = replace(m, torch=replace(m.torch, status="not-installed", version=None, build=None))
+    (first, *_) = diagnose(m)
+    assert first.id == "torch-python-no-gpu-build" and "Python 3.12" in first.fix
+
+
+def test_a_supported_python_is_not_blamed():
+    assert "torch-python-no-gpu-build" not in [f.id for f in diagnose(load("amd-rx6800-cpu-torch"))]
+
+
+def test_secure_boot_is_never_answered_with_reboot_first():
+    for lang in ("en", "zh"):
+        (finding,) = [f for f in diagnose(load("secure-boot-mok-not-enrolled"), lang) if f.severity == "error"]
+        assert not finding.fix.startswith(("Reboot", "重启", "先重启"))
+        assert "nvidia-driver-not-loaded" not in [f.id for f in diagnose(load("secure-boot-mok-not-enrolled"), lang)]
+
+
+def test_without_secure_boot_the_driver_not_loaded_fix_still_checks_it_first():
+    m = load("secure-boot-mok-not-enrolled")
+    for secure_boot in (False, None):
+        m2 = replace(m, nvidia=replace(m.nvidia, secure_boot=secure_boot))
+        (finding,) = [f for f in diagnose(m2) if f.severity == "error"]
+        assert finding.id == "nvidia-driver-not-loaded"
+        assert finding.fix.index("mokutil --sb-state") < finding.fix.index("reboot")
+
+
+def test_a_hip_index_past_the_last_amd_gpu_points_nowhere():
+    m = load("amd-rx6800-cpu-torch")
+    m = replace(m, torch=replace(m.torch, version="2.5.1+rocm6.2", build="rocm", hip_version="6.2.41133",
+                                 visible_devices_env=("HIP_VISIBLE_DEVICES=1",)))
+    (finding,) = [f for f in diagnose(m) if f.severity == "error"]
+    assert finding.id == "torch-visible-devices-nowhere" and "HIP_VISIBLE_DEVICES=0" in finding.fix
+
+
+def test_nouveau_beside_a_loaded_nvidia_module_is_still_nouveau():
+    m = load("nouveau")
+    m = replace(m, nvidia=replace(m.nvidia, status="no-device", reason=None))
+    assert "nvidia-nouveau-bound" in errors(diagnose(m))

@@ -230,3 +230,37 @@ def test_the_child_ignores_modules_in_the_users_folder(tmp_path, monkeypatch):
     result = run_nvml_child(timeout=30)
     assert result.status == "ok" and "own module" not in result.stderr, result.stderr
     assert nvml.parse_child_output(result.stdout) is not None
+
+
+# --- MIG (issue 26): the mode and the instances' UUIDs, as nvidia-smi -L lists them -----------
+
+A100_MIG = {"name": "NVIDIA A100-SXM4-80GB", "total": 81920 * 2**20, "free": 81000 * 2**20, "cc": (8, 0),
+            "pci": 0x20B210DE, "bus": "00000000:01:00.0", "mig": (1, 1),
+            "mig_devices": ["MIG-00000000-0000-0000-0000-000000000000",
+                            "MIG-00000001-0000-0000-0000-000000000001"]}
+
+
+def test_mig_mode_and_its_instances_are_read():
+    info, gpus = nvml.to_model(nvml.collect(fake_module(gpus=[A100_MIG])))
+    assert info.status == "ok"
+    assert gpus[0].mig_mode is True
+    assert gpus[0].mig_devices == ("MIG-00000000-0000-0000-0000-000000000000",
+                                   "MIG-00000001-0000-0000-0000-000000000001")
+
+
+def test_mig_on_without_instances_is_an_empty_list():
+    _, gpus = nvml.to_model(nvml.collect(fake_module(gpus=[{**A100_MIG, "mig_devices": []}])))
+    assert gpus[0].mig_mode is True and gpus[0].mig_devices == ()
+
+
+def test_mig_off_and_geforce_say_nothing_of_mig():
+    _, gpus = nvml.to_model(nvml.collect(fake_module(gpus=[{**A100_MIG, "mig": (0, 0)}, LAPTOP_4060])))
+    assert gpus[0].mig_mode is False and gpus[0].mig_devices == ()
+    assert gpus[1].mig_mode is None   # NotSupported on GeForce: unknown, not "off"
+
+
+def test_bindings_without_the_mig_calls_still_answer():
+    module = fake_module(gpus=[A100_MIG])
+    del module.nvmlDeviceGetMigMode
+    data = nvml.collect(module)
+    assert data["status"] == "ok" and "mig_mode" not in data["gpus"][0]

@@ -409,3 +409,40 @@ def test_parsers_never_raise(text):
     facts = parse_chassis_json(text)
     if facts is not None:
         assert parse_chassis_types(facts["types"])[0] in ("laptop", "desktop", "server", "unknown")
+
+
+# --- Device Manager problem codes (issue 26) ---------------------------------------------------
+
+GTX950 = "Intel HD Graphics 4600 iGPU + NVIDIA GeForce GTX 950"
+
+
+def _gtx950_disabled() -> str:
+    """The real dump as Windows writes it once the GTX 950 is disabled in Device Manager (code 22)."""
+    records = section(WMIC, GTX950).output.split("\n\n")
+    nvidia = next(i for i, r in enumerate(records) if "VEN_10DE" in r)
+    assert "ConfigManagerErrorCode=0" in records[nvidia]
+    records[nvidia] = records[nvidia].replace("ConfigManagerErrorCode=0", "ConfigManagerErrorCode=22")
+    return "\n\n".join(records)
+
+
+def test_a_disabled_card_keeps_its_name_and_carries_its_problem_code():
+    gpus = parse_video_controllers(_gtx950_disabled())
+    gtx = next(g for g in gpus if g.vendor == "nvidia")
+    assert (gtx.name, gtx.pci_id, gtx.config_error, gtx.kernel_driver) == (
+        "NVIDIA GeForce GTX 950", "10de:1402", 22, None)
+    assert all(g.config_error is None for g in gpus if g.vendor != "nvidia")
+
+
+def test_a_card_without_a_problem_has_no_code():
+    assert all(g.config_error is None for g in parse_video_controllers(section(WMIC, GTX950).output))
+
+
+def test_the_recorded_disabled_card_is_what_the_probe_reads():
+    import tomllib
+
+    from tests.recorded import machine_path
+    from wizard.probe.model import machine_from_dict
+
+    with machine_path("win-gtx950-disabled").open("rb") as fh:
+        machine = machine_from_dict(tomllib.load(fh)["machine"])
+    assert parse_video_controllers(_gtx950_disabled()) == machine.gpus

@@ -234,6 +234,51 @@ DEFINING = {
         "Windows' cu128 build has sm_61": lambda m: "sm_61" in m.torch.arch_list,
         "the GPU test passed": lambda m: [t.status for t in m.torch.gpu_tests] == ["ok"],
     },
+    # The doctor, third edition (issue 26): one machine per category the private set missed.
+    "win-gtx950-disabled": {
+        "os": "Windows", "nvidia.status": "no-device", "nv0.source": "wmi", "nv0.pci_id": "10de:1402",
+        "nv0.config_error": 22, "torch.build": "cuda", "torch.cuda_available": False,
+    },
+    "linux-rtx5090-rebar-off": {
+        "os": "Linux", "nvidia.status": "no-device", "nv0.source": "pci", "nv0.kernel_driver": "nvidia",
+        "nv0.pci_id": "10de:2b85", "torch.cuda_available": False,
+    },
+    "cuda-visible-devices-missing-gpu": {
+        "nvidia.status": "ok", "nvidia_gpu_count": 1, "torch.cuda_available": False,
+        "torch.visible_devices_env": ("CUDA_VISIBLE_DEVICES=2",),
+    },
+    "a100-mig-no-slice-selected": {
+        "nvidia.status": "ok", "nvidia_gpu_count": 2, "nv0.mig_mode": True, "nv0.pci_id": "10de:20b2",
+        "four MIG devices each": lambda m: [len(g.mig_devices) for g in m.gpus] == [4, 4],
+        "no CUDA_VISIBLE_DEVICES": lambda m: not m.torch.visible_devices_env,
+        "the GPU tests failed": lambda m: {t.status for t in m.torch.gpu_tests} == {"failed"},
+    },
+    "ld-library-path-cuda121": {
+        "nvidia.status": "ok", "torch.status": "import-error", "torch.env_vars": ("LD_LIBRARY_PATH",),
+        "torch.ld_library_path_cuda": True,
+        "nvJitLink symbol": lambda m: "__nvJitLinkAddData_12_1" in m.torch.error_line,
+    },
+    "jetson-orin-pypi-torch": {
+        "os": "Linux", "arch": "aarch64", "nvidia.status": "no-library", "nvidia.reason": "jetson",
+        "nvidia.driver_version": "35.3.1", "gpu_count": 0, "torch.build": "cpu",
+        "a tegra kernel": lambda m: m.os_version.endswith("-tegra)"),
+    },
+    "centos7-glibc217": {
+        "os": "Linux", "torch.status": "import-error", "torch.glibc_version": "2.17",
+        "GLIBC_2.27 not found": lambda m: "GLIBC_2.27' not found" in m.torch.error_line,
+    },
+    "wsl-amd-rocm-pytorch-index": {
+        "chassis": "wsl", "nvidia.status": "no-library", "nvidia.reason": "wsl-amd", "gpu_count": 0,
+        "torch.build": "rocm", "torch.cuda_available": False,
+    },
+    "secure-boot-mok-not-enrolled": {
+        "chassis": "vm", "nvidia.status": "no-driver", "nvidia.reason": "driver-not-loaded",
+        "nvidia.secure_boot": True, "nv0.source": "pci", "nv0.kernel_driver": "",
+    },
+    "amd-rx6800-python37": {
+        "gpu0.vendor": "amd", "gpu0.gfx_target": "gfx1030", "torch.build": "cpu",
+        "Python 3.7": lambda m: m.torch.python_version.startswith("3.7."),
+    },
 }
 
 
@@ -271,7 +316,7 @@ def test_recorded_reason_is_what_the_probes_would_conclude(path):
     _, m = _load(path)
     expected = None if m.nvidia.status == "ok" else explain.refine_reason(
         m.nvidia, os_name=m.os, chassis=m.chassis, gpus=m.gpus,
-        module_loaded=m.nvidia.kernel_module is not None)
+        module_loaded=m.nvidia.kernel_module is not None, **explain.context(m))
     # A report from before reasons were recorded has none; the snapshot alone must then give it.
     assert m.nvidia.reason in (expected, None)
     assert explain.reason_of(m) == (expected or "ok")
@@ -335,12 +380,13 @@ def _catalog_pci_ids() -> set[str]:
 
 def _real_output_pci_ids() -> set[str]:
     """Ids written out in the real outputs: lspci's [10de:13c2], a MACHINE line's (8086:9BC4),
-    Windows' PCI\\VEN_8086&DEV_9BC4."""
+    Windows' PCI\\VEN_8086&DEV_9BC4 (wmic writes the & as &amp;)."""
     ids = set()
     for path in REAL_OUTPUTS.glob("*.txt"):
         text = path.read_text(encoding="utf-8")
         ids.update(f"{v}:{d}".lower() for v, d in re.findall(r"\b([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b", text))
-        ids.update(f"{v}:{d}".lower() for v, d in re.findall(r"VEN_([0-9A-Fa-f]{4})&DEV_([0-9A-Fa-f]{4})", text))
+        ids.update(f"{v}:{d}".lower()
+                   for v, d in re.findall(r"VEN_([0-9A-Fa-f]{4})&(?:amp;)?DEV_([0-9A-Fa-f]{4})", text))
     return ids
 
 

@@ -717,3 +717,97 @@ def test_a_program_that_only_looks_like_python_is_named_so(tmp_path):
     info, _, _ = probe_torch(python, timeout=20)
     assert info.status == "not-installed"
     assert "did not answer the way Python does" in torch_message(info, "en")
+
+
+# --- issue 26: what collect_env reports, and the environment that shadows torch's libraries ---
+
+def _cudnn_torch(root: Path, cudnn: str) -> list[str]:
+    source = FAKE_CUDA_TORCH.replace(
+        "backends = SimpleNamespace(",
+        f"def _cudnn_version():\n        {cudnn}\n\n"
+        "    backends = SimpleNamespace(cudnn=SimpleNamespace(version=_cudnn_version), ")
+    fake_torch(root, source, dist_version="2.6.0+cu124")
+    return [str(root)]
+
+
+def test_the_cudnn_version_is_read_as_torch_loads_it(tmp_path):
+    info, _, _ = probe_torch(timeout=20, extra_path=_cudnn_torch(tmp_path, "return 90100"), gpu_test=False)
+    assert info.cudnn_version == "9.1.0"
+
+
+def test_cudnn_8_numbers_are_read_too(tmp_path):
+    info, _, _ = probe_torch(timeout=20, extra_path=_cudnn_torch(tmp_path, "return 8902"), gpu_test=False)
+    assert info.cudnn_version == "8.9.2"
+
+
+def test_a_cudnn_that_does_not_fit_is_what_torch_said(tmp_path):
+    # torch/backends/cudnn/__init__.py raises this when the loader found another cuDNN first.
+    raise_it = ('raise RuntimeError("cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) '
+                'but found runtime version (8, 9, 2). PyTorch already comes bundled with cuDNN. One option to '
+                'resolving this error is to ensure PyTorch can find the bundled cuDNN. Looks like your '
+                'LD_LIBRARY_PATH contains incompatible version of cudnn.")')
+    info, _, _ = probe_torch(timeout=20, extra_path=_cudnn_torch(tmp_path, raise_it), gpu_test=False)
+    assert info.cudnn_version is None
+    assert any("LD_LIBRARY_PATH contains incompatible version of cudnn" in w for w in info.torch_warnings)
+
+
+def test_library_variables_are_recorded_by_name_never_by_value(tmp_path, monkeypatch):
+    toolkit = tmp_path / "cuda-12.1" / "lib64"
+    toolkit.mkdir(parents=True)
+    (toolkit / "libnvJitLink.so.12").write_bytes(b"")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(toolkit))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "cuda-12.1"))
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path / "t", "ok"), gpu_test=False)
+    assert info.env_vars == ("LD_LIBRARY_PATH", "CUDA_HOME")
+    assert info.ld_library_path_cuda is True
+    assert "cuda-12.1" not in repr(to_dict(info))
+
+
+def test_an_ld_library_path_without_cuda_libraries_is_told_apart(tmp_path, monkeypatch):
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path / "t", "ok"), gpu_test=False)
+    assert "LD_LIBRARY_PATH" in info.env_vars and info.ld_library_path_cuda is False
+
+
+def test_the_variables_are_known_even_when_torch_fails_to_load(tmp_path, monkeypatch):
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
+    fake_torch(tmp_path / "t", "raise ImportError('libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1')")
+    info, _, _ = probe_torch(timeout=20, extra_path=[str(tmp_path / "t")])
+    assert info.status == "import-error" and info.env_vars == ("LD_LIBRARY_PATH",)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc is Linux's")
+def test_the_c_library_of_the_python_checked_is_recorded(tmp_path):
+    info, _, _ = probe_torch(timeout=20, extra_path=gpu_torch(tmp_path, "ok"), gpu_test=False)
+    libc, version = platform.libc_ver()
+    assert info.glibc_version == (version if libc == "glibc" else None)
+
+
+def test_the_packages_a_bug_report_lists_are_read_from_the_environment(tmp_path):
+    fake_torch(tmp_path, FAKE_CUDA_TORCH, dist_version="2.6.0+cu124")
+    for name, version in (("nvidia-cudnn-cu12", "9.1.0.70"), ("triton", "3.2.0"), ("numpy", "2.2.3"),
+                          ("torchvision", "0.21.0+cu124"), ("requests", "2.32.3")):
+        folder = tmp_path / name.replace("-", "_")
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+        write_dist(tmp_path, name, version, [f"{name.replace('-', '_')}/__init__.py"])
+    from wizard.probe.torch.static import facts_from_path
+
+    facts = facts_from_path([str(tmp_path)], "3.12.4", "x86_64")
+    assert facts.packages == ("numpy==2.2.3", "nvidia-cudnn-cu12==9.1.0.70", "torch==2.6.0+cu124",
+                              "torchvision==0.21.0+cu124", "triton==3.2.0")
+
+
+def test_conda_packages_are_read_from_conda_meta(tmp_path):
+    from wizard.probe.torch.static import conda_packages
+
+    meta = tmp_path / "conda-meta"
+    meta.mkdir()
+    for name in ("pytorch-2.5.1-py3.11_cuda12.4_cudnn9.1.0_0.json", "pytorch-cuda-12.4-hc786d27_7.json",
+                 "numpy-1.26.4-py311h08b1b3b_0.json", "zlib-1.2.13-h5eee18b_1.json", "history"):
+        (meta / name).write_text("{}")
+    assert conda_packages(str(tmp_path)) == ("conda:numpy==1.26.4", "conda:pytorch==2.5.1",
+                                             "conda:pytorch-cuda==12.4")
+    assert conda_packages(str(tmp_path / "nowhere")) == ()

@@ -30,6 +30,14 @@ _REASON_FINDING = {
     "wsl-no-library": ("wsl-nvidia-library-missing", "error"),
     "gpus-unreadable": ("gpus-unknown", "warning"),
 }
+# Windows Device Manager problem codes (Win32_VideoController.ConfigManagerErrorCode) that leave
+# a card with its driver installed and no program able to use it.
+_DISABLED, _STOPPED = 22, 43
+_WINDOWS_PROBLEM = {_DISABLED: "nvidia-gpu-disabled", _STOPPED: "nvidia-gpu-stopped"}
+# NVIDIA reasons a hidden card explains: the driver answers "no devices" (or is not reached)
+# because the one card it would drive is disabled, stopped or failed to start.
+_HIDDEN_EXPLAINS = {"no-device", "driver-not-loaded", "no-library", "nvml-error", "windows-no-driver",
+                    "driver-not-installed"}
 
 
 def _finding(fid: str, severity: str, lang: str, **values: object) -> Finding:
@@ -54,10 +62,20 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     first_nvidia = nvidia_gpus[0].name if nvidia_gpus else t("evidence.device.nvidia", lang)
     unknown = t("check.unknown", lang)
 
+    hidden = _hidden_gpus(machine, lang)
     if nv.status == "ok" and nvml_gpus:
         names = ", ".join(sorted({g.name for g in nvml_gpus}))
         found.append(_finding("nvidia-ready", "ok", lang, names=names, driver=nv.driver_version or unknown,
                               cuda=nv.cuda_driver_version or unknown))
+    elif hidden and reason in _HIDDEN_EXPLAINS:
+        pass  # the card is there and switched off or failed to start: that is the cause, said below
+    elif reason == "jetson":
+        found.append(_finding("jetson-gpu", "info", lang, l4t=nv.driver_version or unknown))
+    elif reason == "wsl-amd":
+        found.append(_finding("wsl-amd-gpu", "info", lang))
+    elif reason == "driver-not-loaded" and nv.secure_boot:
+        # Rebooting changes nothing here: the module is refused until its key is enrolled.
+        found.append(_finding("nvidia-secure-boot-blocked", "error", lang, name=first_nvidia))
     elif reason in _REASON_FINDING:
         fid, severity = _REASON_FINDING[reason]
         found.append(_finding(fid, severity, lang, name=first_nvidia))
@@ -65,6 +83,8 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
         found.append(_finding("nvidia-probe-failed", "warning", lang,
                               message=nv.message or _status_text(nv.status, lang)))
 
+    found += hidden
+    found += _mig_findings(machine, lang)
     for gpu in nvidia_gpus:
         if gpu.kernel_driver in ("vfio-pci", "pci-stub"):
             found.append(_finding("nvidia-reserved-for-vm", "warning", lang, name=gpu.name,
@@ -94,12 +114,49 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     if apple:
         found.append(_finding("apple-silicon", "info", lang, name=apple[0].name, ram=_gb(machine.ram_gb, lang)))
 
-    if not nvidia_gpus and not amd and not apple and not intel and reason not in _REASON_FINDING:
+    if not nvidia_gpus and not amd and not apple and not intel and reason not in _REASON_FINDING \
+            and reason not in ("jetson", "wsl-amd"):
         found.append(_finding("no-gpu", "info", lang))
     if ram_severity(machine.ram_gb) == "warning":
         found.append(_finding("low-ram", "warning", lang, ram=_gb(machine.ram_gb, lang)))
     if disk_severity(machine.disk_free_gb) == "warning":
         found.append(_finding("low-disk", "warning", lang, free=_gb(machine.disk_free_gb, lang)))
+    return found
+
+
+def _hidden_gpus(machine: Machine, lang: str) -> list[Finding]:
+    """NVIDIA cards the system lists that the driver does not use: disabled or stopped in Windows'
+    Device Manager, or seen on the PCI bus with no device in NVML (it failed to start: BIOS
+    settings, a card newer than the driver). An error when no NVIDIA GPU works at all."""
+    nv = machine.nvidia
+    working = nv.status == "ok" and any(g.source == "nvml" for g in machine.nvidia_gpus())
+    severity = "warning" if working else "error"
+    found = []
+    for gpu in machine.nvidia_gpus():
+        fid = _WINDOWS_PROBLEM.get(gpu.config_error or 0) if gpu.source == "wmi" else None
+        if fid:
+            found.append(_finding(fid, severity, lang, name=gpu.name, code=gpu.config_error))
+        elif gpu.source == "pci" and gpu.kernel_driver in (None, "", "nvidia") and \
+                (working or nv.status == "no-device"):
+            # The NVIDIA module is loaded (it answers), yet this card is not among its devices.
+            found.append(_finding("nvidia-gpu-not-initialised", severity, lang, name=gpu.name,
+                                  bus=gpu.bus_id or t("check.unknown", lang)))
+    return found
+
+
+def _mig_findings(machine: Machine, lang: str) -> list[Finding]:
+    """GPUs split into MIG instances: a program uses one of them, selected by its UUID; MIG on
+    with no instance at all leaves nothing to run on (an error). One finding for each case."""
+    mig = [g for g in machine.nvidia_gpus() if g.mig_mode]
+    split = [g for g in mig if g.mig_devices]
+    empty = [g for g in mig if not g.mig_devices]
+    found = []
+    if split:
+        instances = [u for g in split for u in g.mig_devices]
+        found.append(_finding("nvidia-mig-enabled", "info", lang, name=split[0].name, count=len(instances),
+                              example=instances[0]))
+    if empty:
+        found.append(_finding("nvidia-mig-no-instances", "error", lang, name=empty[0].name))
     return found
 
 
@@ -156,6 +213,9 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
     if ids & {"torch-rocm-gfx-missing", "torch-rocm-gfx-missing-override", "torch-rocm-gfx-unsupported"}:
         # The torch finding names the card's target and what to do: one finding for one cause.
         findings = [f for f in findings if f.id not in ("amd-gpu-unsupported", "amd-gpu-override")]
+    if "torch-mig-not-selected" in ids or "torch-visible-devices-nowhere" in ids:
+        # The torch finding says how to pick a MIG instance, with this machine's UUIDs.
+        findings = [f for f in findings if f.id != "nvidia-mig-enabled"]
     severities = {f.severity for f in findings}
     if "error" in severities:
         findings = [f for f in findings if f.severity != "ok"]

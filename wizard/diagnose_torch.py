@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from wizard import nvidia_explain
 from wizard import torch_messages as said
 from wizard.evidence import run_text
 from wizard.findings import Finding, make_finding
@@ -35,6 +36,15 @@ from wizard.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu
 _UNREACHABLE = {"container-no-gpu", "wsl-no-library", "container-no-library"}
 # Values of CUDA_VISIBLE_DEVICES (and ROCm's) that hide every GPU.
 _HIDE_ALL = re.compile(r"^\s*(|-1|none|void|nodevfiles)\s*$", re.I)
+# The oldest C library current PyTorch wheels for Linux run on: manylinux_2_28 (glibc 2.28).
+# PyTorch 2.6's release notes: its CUDA 12.6, aarch64, ROCm and XPU wheels are built on the
+# Manylinux 2.28 platform, and from 2.7 on all Linux builds are
+# (https://github.com/pytorch/pytorch/releases/tag/v2.6.0; RFC pytorch/pytorch#123649).
+GLIBC_FLOOR = "2.28"
+# NVIDIA's PyTorch for Jetson (JetPack wheels); PyPI's aarch64 wheels are for servers (SBSA).
+JETSON_GUIDE = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/"
+# The Python suggested to someone whose Python no GPU build serves, when the newest release has it.
+_SUGGESTED_PYTHON = "3.12"
 
 
 def _finding(fid: str, severity: str, lang: str, **values: object) -> Finding:
@@ -82,6 +92,8 @@ class _Case:
         self.amd_rocm = rocm_gpus(machine)
         self.intel_xpu = [g for g in machine.gpus if intel_xpu_capable(g)]
         self.apple = [g for g in machine.gpus if g.vendor == "apple"]
+        self.jetson = nvidia_explain.is_jetson(machine)
+        self.wsl_amd = nvidia_explain.reason_of(machine) == "wsl-amd"
         self.said = said.torch_said(self.torch)
         bench = machine.benchmark
         if bench is not None and bench.gpu_error:
@@ -115,6 +127,8 @@ def torch_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     if torch is None:
         return []
     case = _Case(machine, lang)
+    if case.jetson:
+        return _jetson_findings(case)
     early = _status_findings(case)
     if early is not None:
         return early
@@ -140,6 +154,9 @@ def _status_findings(case: _Case) -> list[Finding] | None:
         return [case.finding("torch-not-python", "warning", interpreter=torch.interpreter or "python")]
     if torch.status == "not-installed":
         skipped = _not_run_finding(case)
+        platform = _platform_problem(case)
+        if skipped is None and platform is not None:
+            return [platform]
         return [skipped or case.finding("torch-not-installed", "info", interpreter=torch.interpreter or "python")]
     if torch.status == "timeout":
         return [case.finding("torch-timeout", "warning", error=case.said_text(torch.error_line))]
@@ -150,6 +167,11 @@ def _status_findings(case: _Case) -> list[Finding] | None:
     error = torch.error_line or ""
     if " is not PyTorch: " in error:  # the torch probe's wording: the path follows it
         return [case.finding("torch-shadowed", "error", error=error.split(" is not PyTorch: ", 1)[1])]
+    cause = said.cause_of(error)
+    if cause == said.GLIBC_TOO_OLD:
+        return [_glibc_finding(case, said.glibc_needed(error), error)]
+    if cause == said.WRONG_LIBRARY:
+        return [_wrong_library(case, error)]
     return [case.finding("torch-import-error", "error", error=case.said_text(error), command=_reinstall(case.fix))]
 
 
@@ -179,6 +201,90 @@ def _reinstall(command: str) -> str:
     return command.replace(" install ", " install --force-reinstall ", 1) if " install torch" in command else command
 
 
+# ------------------------------------------------------- the platform, the environment ---
+
+def _usable_gpu(case: _Case) -> str | None:
+    """The GPU a PyTorch GPU build would use here as it is (driver working, a build for its
+    maker on this OS exists): its name, or None."""
+    machine = case.machine
+    if case.nvidia and _nvidia_ready(machine):
+        return case.nvidia[0].name
+    if case.amd_rocm and machine.os == "Linux":
+        from wizard.vendor_gpus import rocm_targets
+
+        gpu = case.amd_rocm[0]
+        if amd_gfx(gpu) in rocm_targets() or hsa_override(amd_gfx(gpu) or ""):
+            return gpu.name
+    if case.intel_xpu and machine.os in ("Linux", "Windows"):
+        return case.intel_xpu[0].name
+    return None
+
+
+def _platform_problem(case: _Case) -> Finding | None:
+    """What keeps every GPU build off this machine, whatever is installed: a Python no GPU
+    build serves (while a usable GPU sits idle), a C library older than the wheels need."""
+    python = _python_problem(case)
+    if python is not None:
+        return python
+    glibc = case.torch.glibc_version
+    if case.machine.os == "Linux" and glibc and version_tuple(glibc) < version_tuple(GLIBC_FLOOR):
+        return _glibc_finding(case, GLIBC_FLOOR, None)
+    return None
+
+
+def _python_problem(case: _Case) -> Finding | None:
+    gpu = _usable_gpu(case)
+    if gpu is None or case.choice.problem not in ("python-too-old", "python-unsupported"):
+        return None
+    matrix = load_matrix()
+    low, high = matrix.python_range
+    python = case.torch.python_version or case.machine.python_version
+    py = ".".join(python.split(".")[:2])
+    newest = matrix.choosable[0]
+    suggest = _SUGGESTED_PYTHON if newest.supports_python(_SUGGESTED_PYTHON) else newest.python_min
+    old = version_tuple(py) < version_tuple(low)
+    state = t("torch.findings.python-state-cpu" if case.torch.status == "ok"
+              else "torch.findings.python-state-none", case.lang, version=case.version)
+    return case.finding("torch-python-no-gpu-build", "error", python=py, gpu=gpu, low=low, high=high,
+                        newest=newest.version, newest_low=newest.python_min, newest_high=newest.python_max,
+                        suggest=suggest, state=state,
+                        age=t("torch.findings.python-old" if old else "torch.findings.python-new", case.lang))
+
+
+def _glibc_finding(case: _Case, needed: str | None, error: str | None) -> Finding:
+    have = case.torch.glibc_version or case.unknown
+    told = t("torch.findings.glibc-said", case.lang, said=case.said_text(error)) if error else ""
+    this = t("torch.findings.glibc-this", case.lang, needed=needed) if error and needed else ""
+    return case.finding("torch-glibc-too-old", "error", have=have, this=this, floor=GLIBC_FLOOR, said=told)
+
+
+def _wrong_library(case: _Case, text: str) -> Finding:
+    """A CUDA library from outside the environment was loaded in place of torch's own."""
+    torch = case.torch
+    names = [name for name in torch.env_vars if name != "CUDA_PATH"] or ["LD_LIBRARY_PATH"]
+    where = ", ".join(names)
+    return case.finding("torch-library-path-shadow", "error", said=case.said_text(text), names=where,
+                        name=names[0])
+
+
+def _jetson_findings(case: _Case) -> list[Finding]:
+    """An NVIDIA Jetson: its GPU is part of the chip, and only NVIDIA's JetPack builds of PyTorch
+    use it (PyPI's aarch64 wheels are CPU-only there, or built for server GPUs)."""
+    torch = case.torch
+    l4t = case.machine.nvidia.driver_version or case.unknown
+    if torch.status == "ok" and torch.cuda_available and torch.devices:
+        return [_ready(case)]
+    if torch.status == "not-installed":
+        return [case.finding("torch-jetson-not-installed", "warning", l4t=l4t, guide=JETSON_GUIDE)]
+    if torch.status == "ok":
+        problem = t("torch.findings.jetson-no-cuda", case.lang, build=torch.build or case.unknown,
+                    version=case.version)
+    else:
+        problem = t("torch.findings.jetson-load-error", case.lang, version=case.version,
+                    error=case.said_text(torch.error_line))
+    return [case.finding("torch-jetson-wrong-build", "error", l4t=l4t, guide=JETSON_GUIDE, problem=problem)]
+
+
 # ------------------------------------------------------------------------------- builds ---
 
 def _build_findings(case: _Case) -> list[Finding]:
@@ -190,6 +296,8 @@ def _build_findings(case: _Case) -> list[Finding]:
             return _cuda_findings(case)
         return _wrong_maker(case, "cuda")
     if build == "rocm":
+        if case.wsl_amd and not case.amd:
+            return _wsl_rocm_findings(case)
         if case.amd:
             return _rocm_findings(case)
         return _wrong_maker(case, "rocm")
@@ -214,6 +322,9 @@ def _mb(value: float | None) -> str:
 
 def _cpu_build(case: _Case) -> list[Finding]:
     machine, lang = case.machine, case.lang
+    platform = _platform_problem(case)
+    if platform is not None and _usable_gpu(case):
+        return [platform]
     if case.nvidia:
         ready = _nvidia_ready(machine)
         return [case.finding("torch-cpu-build-with-nvidia-gpu", "error" if ready else "warning",
@@ -271,9 +382,17 @@ def _cuda_findings(case: _Case) -> list[Finding]:
     unknown = said.first(case.said, said.UNKNOWN_ERROR)
     if unknown is not None:
         return found + [case.finding("torch-cuda-unknown-error", "error", said=unknown.text)]
-    hidden = _hidden_by_env(case)
+    hidden = _hidden_by_env(case) or _points_nowhere(case)
     if hidden is not None:
         return found + [hidden]
+    if any(g.mig_mode and not g.mig_devices for g in case.nvidia):
+        return found  # MIG on with no instance: nothing can run there, the hardware finding says so
+    mig = _mig_not_selected(case)
+    if mig is not None:
+        return found + [mig]
+    wrong = said.first(case.said, said.WRONG_LIBRARY)
+    if wrong is not None:
+        return found + [_wrong_library(case, wrong.text)]
     tested = _test_findings(case)
     if tested:
         return found + tested
@@ -337,6 +456,74 @@ def _hidden_by_env(case: _Case) -> Finding | None:
     return None
 
 
+_ROCM_SELECTORS = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")
+
+
+def _visible_setting(case: _Case, names: tuple[str, ...] = ("CUDA_VISIBLE_DEVICES",)) -> tuple[str, str] | None:
+    """(name, value) of the first of `names` the checked Python saw set, if any."""
+    seen = dict(setting.partition("=")[::2] for setting in case.torch.visible_devices_env)
+    return next(((name, seen[name]) for name in names if name in seen), None)
+
+
+def _points_nowhere(case: _Case, rocm: bool = False) -> Finding | None:
+    """CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES for ROCm) names GPUs this machine does not have
+    (an index past the last GPU, a UUID of another machine's GPU or MIG instance), so CUDA sees
+    none of them."""
+    torch = case.torch
+    setting = _visible_setting(case, _ROCM_SELECTORS if rocm else ("CUDA_VISIBLE_DEVICES",))
+    if setting is None or torch.device_count or torch.cuda_available:
+        return None
+    name, value = setting
+    nvml = case.amd if rocm else [g for g in case.nvidia if g.source == "nvml"]
+    if not nvml:
+        return None
+    uuids = {u.lower() for g in nvml for u in (g.uuid, *g.mig_devices) if u}
+    entries = [e.strip() for e in value.split(",") if e.strip()]
+    if not entries or _HIDE_ALL.match(value):
+        return None
+    first = entries[0]  # CUDA stops at the first entry it cannot find
+    if first.isdigit():
+        missing = int(first) >= len(nvml)
+    elif first.upper().startswith(("GPU-", "MIG-")):
+        # A redacted report keeps GPU-<uuid>: then it cannot be checked.
+        missing = bool(uuids) and "<" not in first and first.lower() not in uuids
+    else:
+        missing = False
+    if not missing:
+        return None
+    indexes = ", ".join(str(i) for i in range(len(nvml)))
+    mig = next((g.mig_devices[0] for g in nvml if g.mig_devices), None)
+    example = mig or "0"
+    return case.finding("torch-visible-devices-nowhere", "error", setting=f"{name}={value}", name=name,
+                        entry=first, count=len(nvml), indexes=indexes, example=example)
+
+
+def _mig_not_selected(case: _Case) -> Finding | None:
+    """MIG GPUs and no MIG instance chosen: CUDA shows a process one instance, while torch counts
+    the physical GPUs, so it fails on the second ("device >= 0 && device < num_gpus")."""
+    mig = [g for g in case.nvidia if g.mig_mode]
+    if not mig:
+        return None
+    setting = _visible_setting(case)
+    if setting is not None and setting[1].strip().upper().startswith("MIG-"):
+        return None
+    instances = [u for g in mig for u in g.mig_devices]
+    failed = said.first(case.said, said.MIG_NOT_SELECTED) is not None or \
+        any(t.status != "ok" for t in case.torch.gpu_tests) or case.torch.cuda_available is False
+    if not failed or not instances:
+        return None
+    return case.finding("torch-mig-not-selected", "error", gpu=mig[0].name, count=len(instances),
+                        example=instances[0])
+
+
+def _wsl_rocm_findings(case: _Case) -> list[Finding]:
+    """A ROCm build of PyTorch in WSL: only AMD's WSL builds reach the Windows driver."""
+    torch = case.torch
+    if torch.cuda_available and torch.devices:
+        return _test_findings(case)
+    return [case.finding("torch-rocm-wsl-not-available", "error")]
+
+
 def _test_findings(case: _Case) -> list[Finding]:
     """The tiny kernel failed or hung on a device, for a reason the rules above did not name."""
     found = []
@@ -351,7 +538,7 @@ def _test_findings(case: _Case) -> list[Finding]:
                 found.append(case.finding("torch-gpu-memory-full", "warning", device=device,
                                           error=case.said_text(test.error_line)))
             elif cause not in (said.NO_KERNEL_IMAGE, said.INVALID_DEVICE_FUNCTION, said.UNKNOWN_ERROR,
-                               said.DRIVER_TOO_OLD):
+                               said.DRIVER_TOO_OLD, said.MIG_NOT_SELECTED, said.WRONG_LIBRARY):
                 found.append(case.finding("torch-gpu-test-failed", "error", device=device,
                                           error=case.said_text(test.error_line)))
     return found
@@ -376,7 +563,7 @@ def _rocm_findings(case: _Case) -> list[Finding]:
     if found:
         return found
     if torch.cuda_available is False and case.rocm_supported():
-        hidden = _hidden_by_env(case)
+        hidden = _hidden_by_env(case) or _points_nowhere(case, rocm=True)
         return [hidden] if hidden else [case.finding("torch-rocm-not-available", "error",
                                                      gpu=case.amd_rocm[0].name)]
     return found + _test_findings(case)

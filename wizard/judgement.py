@@ -45,7 +45,9 @@ LIMITS = SYSTEM_FINDINGS | {"gpu-low-vram", "nvidia-reserved-for-vm"}
 NVIDIA_FINDINGS = frozenset({
     "nvidia-nouveau-bound", "nvidia-no-driver", "nvidia-version-mismatch", "nvidia-driver-not-loaded",
     "nvidia-no-permission", "nvidia-gpu-lost", "container-without-gpu-access", "wsl-nvidia-library-missing",
-    "gpus-unknown", "nvidia-probe-failed",
+    "gpus-unknown", "nvidia-probe-failed", "nvidia-gpu-disabled", "nvidia-gpu-stopped",
+    "nvidia-gpu-not-initialised", "jetson-gpu", "nvidia-mig-enabled", "nvidia-mig-no-instances",
+    "nvidia-secure-boot-blocked",
 })
 # Chassis a probe can see; anything else (VM, container, WSL) hides the computer underneath.
 KNOWN_CHASSIS = ("desktop", "laptop", "server")

@@ -8,6 +8,7 @@ The PCI scan, the chassis and the loaded kernel module tell them apart. The prob
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from wizard.i18n import has, t
@@ -25,14 +26,21 @@ def refine_reason(
     gpus: tuple[Gpu, ...],
     module_loaded: bool,
     gpu_scan_failed: bool = False,
+    jetson: bool = False,
+    amd_runtime: bool = False,
 ) -> str:
+    """`jetson`: an NVIDIA Jetson (the GPU is part of the chip, no PCI card, no desktop NVML);
+    `amd_runtime`: the Python checked carries AMD's ROCm runtime (a ROCm build of PyTorch)."""
     reason = info.reason or info.status
     nvidia_pci = [g for g in gpus if g.vendor == "nvidia" and g.source in ("pci", "wmi")]
+    if jetson and info.status != "ok":
+        return "jetson"
     if info.status == "no-library":
         if os_name == "Darwin":
             return "macos"
         if chassis == "wsl":
-            return "wsl-no-library"
+            # WSL's GPU may be AMD's: then no NVIDIA library is expected, ROCm for WSL is the way.
+            return "wsl-amd" if amd_runtime else "wsl-no-library"
         if chassis == "container":
             return "container-no-gpu" if (nvidia_pci or module_loaded) else "container-no-library"
         if any(g.kernel_driver == "nouveau" for g in nvidia_pci):
@@ -46,11 +54,34 @@ def refine_reason(
         if not module_loaded:
             return "no-nvidia-gpu"
         return "no-library"
-    if info.status == "no-driver" and any(g.kernel_driver == "nouveau" for g in nvidia_pci):
+    if info.status in ("no-driver", "no-device") and any(g.kernel_driver == "nouveau" for g in nvidia_pci):
         return "nouveau"
     if reason == "nvml-unknown" and chassis == "container":
         return "nvml-unknown-container"
     return reason
+
+
+def is_jetson(machine: Machine) -> bool:
+    """An NVIDIA Jetson: Linux on ARM with NVIDIA's Tegra kernel ("5.10.120-tegra"), or an
+    NVIDIA kernel module whose version is an L4T release (35.3.1) rather than a driver (550.x)."""
+    if machine.os != "Linux" or machine.arch not in ("aarch64", "arm64"):
+        return False
+    if re.search(r"-tegra\b", machine.os_version):
+        return True
+    version = machine.nvidia.driver_version or ""
+    major = version.split(".")[0]
+    return machine.nvidia.status != "ok" and major.isdigit() and int(major) < 100
+
+
+def has_amd_runtime(machine: Machine) -> bool:
+    """The Python checked has AMD's ROCm runtime: a ROCm (HIP) build of PyTorch."""
+    torch = machine.torch
+    return torch is not None and (torch.build == "rocm" or bool(torch.hip_version))
+
+
+def context(machine: Machine) -> dict[str, bool]:
+    """What refine_reason needs besides NVML's answer, read from the rest of the machine."""
+    return {"jetson": is_jetson(machine), "amd_runtime": has_amd_runtime(machine)}
 
 
 def reason_of(machine: Machine) -> str:
@@ -69,7 +100,9 @@ def reason_of(machine: Machine) -> str:
         return refine_reason(replace(nv, reason=None), os_name=machine.os, chassis=machine.chassis,
                              gpus=machine.gpus,
                              module_loaded=nv.kernel_module is not None or nv.driver_version is not None,
-                             gpu_scan_failed=scan_failed)
+                             gpu_scan_failed=scan_failed, **context(machine))
+    if is_jetson(machine):
+        return "jetson"
     reason = nv.reason or refine_reason(nv, os_name=machine.os, chassis=machine.chassis, gpus=machine.gpus,
                                         module_loaded=nv.kernel_module is not None)
     return "driver-not-loaded" if reason == "no-driver" else reason
@@ -96,7 +129,8 @@ def explained(machine: Machine, lang: str) -> NvidiaInfo:
     info = machine.nvidia
     scan_failed = any(p.name == "pci" and p.status == "error" for p in machine.probes)
     reason = refine_reason(info, os_name=machine.os, chassis=machine.chassis, gpus=machine.gpus,
-                           module_loaded=info.kernel_module is not None, gpu_scan_failed=scan_failed)
+                           module_loaded=info.kernel_module is not None, gpu_scan_failed=scan_failed,
+                           **context(machine))
     info = replace(info, reason=None if info.status == "ok" else reason)
     note = next((p for p in machine.probes if p.name == "nvml"), None)
     seconds = note.seconds if note is not None and info.status == "timeout" else None

@@ -23,6 +23,13 @@ DRIVER_TOO_OLD = "driver-too-old"              # "The NVIDIA driver on your syst
 NO_DRIVER = "no-driver"                        # "Found no NVIDIA driver on your system"
 OUT_OF_MEMORY = "out-of-memory"
 NO_DEVICE = "no-device"                        # "no CUDA-capable device is detected"
+# A CUDA library from elsewhere (LD_LIBRARY_PATH, a CUDA toolkit) loaded instead of torch's own:
+# "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+# "cuDNN version incompatibility: ... Looks like your LD_LIBRARY_PATH contains incompatible
+# version of cudnn".
+WRONG_LIBRARY = "wrong-library"
+GLIBC_TOO_OLD = "glibc-too-old"                # "/lib64/libc.so.6: version `GLIBC_2.28' not found"
+MIG_NOT_SELECTED = "mig-not-selected"          # MIG: torch counts the GPUs, CUDA sees one instance
 
 _PATTERNS = (
     (NO_KERNEL_IMAGE, re.compile(r"no kernel image is available", re.I)),
@@ -38,7 +45,13 @@ _PATTERNS = (
     (NO_DRIVER, re.compile(r"Found no NVIDIA driver on your system", re.I)),
     (OUT_OF_MEMORY, re.compile(r"out of memory", re.I)),
     (NO_DEVICE, re.compile(r"no CUDA-capable device is detected", re.I)),
+    (GLIBC_TOO_OLD, re.compile(r"version [`'‘]?GLIBC_\d+\.\d+['’]? not found", re.I)),
+    (WRONG_LIBRARY, re.compile(r"undefined symbol: \S*(nvJitLink|cublas|cusparse|cudnn|cufft|cusolver|nccl)|"
+                               r"version [`'‘]?lib(cudnn|cublas|nvJitLink)\S* not found|"
+                               r"cuDNN version incompatibility|LD_LIBRARY_PATH contains incompatible", re.I)),
+    (MIG_NOT_SELECTED, re.compile(r"device >= 0 && device < num_gpus INTERNAL ASSERT FAILED", re.I)),
 )
+_GLIBC_NEEDED = re.compile(r"GLIBC_(\d+\.\d+)")
 _FOUND_VERSION = re.compile(r"found version (\d{4,6})", re.I)
 
 
@@ -57,6 +70,12 @@ def found_cuda_version(text: str | None) -> str | None:
         return None
     number = int(match.group(1))
     return f"{number // 1000}.{(number % 1000) // 10}"
+
+
+def glibc_needed(text: str | None) -> str | None:
+    """"version `GLIBC_2.28' not found" → "2.28"."""
+    match = _GLIBC_NEEDED.search(text or "")
+    return match.group(1) if match else None
 
 
 @dataclass(frozen=True)

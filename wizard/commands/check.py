@@ -10,6 +10,9 @@ HELP = "diagnose this machine once: facts, findings and fixes (exit 1 if a probl
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object (the report's machine + findings)")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print a block to paste into a GitHub issue (what `python -m torch.utils.collect_env`"
+                             " gives, and the findings)")
     parser.add_argument("--machine", metavar="FILE", help="use a recorded machine instead of probing")
     parser.add_argument("--lang", choices=("en", "zh"), help="language (default: from the locale)")
     parser.add_argument("--python", metavar="PATH", help="the interpreter whose torch is checked")
@@ -70,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
         redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
         machine = machine_from_dict(redacted["machine"])
         findings = [Finding(**f) for f in redacted["findings"]]
-    if args.json:
+    if args.markdown:
+        # Made to be pasted in public: the redacted facts, and the findings in English, like the
+        # bug trackers they go to.
+        english = findings if lang == "en" else _english_findings(machine, own_torch, args.no_redact)
+        sys.stdout.write(render_markdown(machine, english))
+    elif args.json:
         import json
 
         payload = clean_strings({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
@@ -130,7 +138,9 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     label = t(label_key, lang) if reason and has(label_key, lang) \
         else t(f"check.nvidia-status.{nv.status}", lang)
     line(f"{mark(severity)} {t('check.nvidia', lang)}{t('check.sep', lang)}{label}")
-    if nv.driver_version and nv.cuda_driver_version:
+    if reason == "jetson" and nv.driver_version:
+        line(t("check.l4t", lang, version=nv.driver_version), 4)
+    elif nv.driver_version and nv.cuda_driver_version:
         line(t("check.driver", lang, driver=nv.driver_version, cuda=nv.cuda_driver_version), 4)
     elif nv.driver_version:  # read from the kernel module's files, without NVML
         line(t("check.driver_only", lang, driver=nv.driver_version), 4)
@@ -182,6 +192,8 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
             line(gpu_test_line(test, lang), 4)
         if torch.message:
             line(torch.message, 4)
+        for text in environment_lines(torch, lang):
+            line(text, 4)
         if torch.other_pythons:
             line(t("check.other-pythons", lang), 4)
             for other in torch.other_pythons:
@@ -222,3 +234,114 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
     line(f"{t('present.action.heading', lang)}{t('check.sep', lang)}{shown.action_text}")
     return safe("\n".join(out) + "\n")
+
+
+def _english_findings(machine, own_torch, no_redact: bool):
+    """The findings in English, redacted like the rest of the block."""
+    from dataclasses import asdict, replace
+
+    from wizard.evaluate import evaluate
+    from wizard.findings import Finding
+    from wizard.report import redact_report
+
+    checked = replace(machine, torch=own_torch) if no_redact else machine
+    found = [asdict(f) for f in evaluate(checked, None, None, "en").findings]
+    if not no_redact:
+        found = redact_report({"findings": found})["findings"]
+    return [Finding(**f) for f in found]
+
+
+def environment_lines(torch, lang: str) -> list[str]:
+    """What a bug report asks about the Python checked besides torch itself (collect_env's
+    facts): cuDNN, the C library, the library variables that are set (by name) and the packages."""
+    from wizard.i18n import t
+
+    lines = []
+    if torch.cudnn_version:
+        lines.append(t("check.torch-cudnn", lang, version=torch.cudnn_version))
+    if torch.glibc_version:
+        lines.append(t("check.torch-glibc", lang, version=torch.glibc_version))
+    if torch.env_vars:
+        lines.append(t("check.torch-env", lang, names=", ".join(torch.env_vars))
+                     + (t("check.torch-env-cuda", lang) if torch.ld_library_path_cuda else ""))
+    if torch.packages:
+        lines.append(t("check.torch-packages", lang, packages=", ".join(torch.packages)))
+    return lines
+
+
+_MARKS = {"error": "✗", "warning": "⚠", "info": "•", "ok": "✓"}
+NO_LIBRARY_VARIABLES = "none of LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, LD_PRELOAD"
+
+
+def render_markdown(machine, findings) -> str:
+    """The block to paste into a GitHub issue: the facts `python -m torch.utils.collect_env`
+    gives (and the GPU tests, the NVIDIA driver's own status, the findings), in English, from
+    the machine as given (check passes the redacted one). Library variables by name only."""
+    from wizard import __version__, nvidia_explain
+    from wizard.textout import safe
+
+    out: list[str] = []
+
+    def row(label: str, value: object) -> None:
+        if value is not None and value != "":
+            out.append(f"{label}: {value}")
+
+    torch = machine.torch
+    row("OS", f"{machine.os_version} ({machine.arch})")
+    row("C library", f"glibc {torch.glibc_version}" if torch is not None and torch.glibc_version else None)
+    row("Python", torch.python_version if torch is not None and torch.python_version else machine.python_version)
+    if torch is not None and torch.interpreter:
+        source = f" ({torch.interpreter_source})" if torch.interpreter_source else ""
+        row("Python checked", torch.interpreter + source)
+    cores = ", ".join(f"{n} {what}" for n, what in ((machine.cpu_cores, "cores"), (machine.cpu_threads, "threads"))
+                      if n is not None)
+    row("CPU", machine.cpu_model + (f" ({cores})" if cores else ""))
+    row("RAM", f"{machine.ram_gb:g} GB" if machine.ram_gb is not None else None)
+    row("Kind of computer", machine.chassis)
+    nv = machine.nvidia
+    status = nv.status if nv.status == "ok" else f"{nv.status} ({nvidia_explain.reason_of(machine)})"
+    cuda = f"(CUDA {nv.cuda_driver_version})" if nv.cuda_driver_version else None
+    version = " ".join(filter(None, (nv.driver_version, cuda)))
+    row("NVIDIA driver", f"{version}, {status}" if version else status)
+    for index, gpu in enumerate(machine.gpus):
+        parts = [gpu.name]
+        if gpu.vram_gb is not None:
+            parts.append(f"{gpu.vram_gb:g} GB")
+        parts += [f"cc {gpu.compute_capability}"] if gpu.compute_capability else []
+        parts += [gpu.gfx_target] if gpu.gfx_target else []
+        parts += [gpu.pci_id] if gpu.pci_id else []
+        parts += [f"driver {gpu.kernel_driver}"] if gpu.kernel_driver else []
+        parts += [f"Device Manager code {gpu.config_error}"] if gpu.config_error else []
+        if gpu.mig_mode is not None:
+            parts.append(f"MIG on, {len(gpu.mig_devices)} instances" if gpu.mig_mode else "MIG off")
+        row(f"GPU {index}", ", ".join(parts) + f" [{gpu.source}]")
+    if torch is None:
+        row("PyTorch", "not checked")
+    else:
+        build = " ".join(filter(None, (torch.build, torch.cuda_version, torch.hip_version)))
+        row("PyTorch", f"{torch.version} ({build}), {torch.status}" if torch.version else torch.status)
+        row("Import error", torch.error_line)
+        row("torch.cuda.is_available()", torch.cuda_available)
+        row("Devices", ", ".join(f"{d.name} ({d.capability})" if d.capability else d.name for d in torch.devices))
+        row("Arch list", " ".join(torch.arch_list))
+        row("cuDNN", torch.cudnn_version)
+        for test in torch.gpu_tests:
+            row(f"GPU test {test.device}", test.status + (f": {test.error_line}" if test.error_line else ""))
+        for warning in torch.torch_warnings:
+            row("Warning", warning)
+        row("Visible devices", ", ".join(torch.visible_devices_env))
+        variables = ", ".join(f"{name} set" for name in torch.env_vars) or f"{NO_LIBRARY_VARIABLES} set"
+        if torch.ld_library_path_cuda:
+            variables += " (LD_LIBRARY_PATH holds CUDA libraries)"
+        row("Library variables", variables)
+        pip = [p for p in torch.packages if not p.startswith("conda:")]
+        conda = [p.removeprefix("conda:") for p in torch.packages if p.startswith("conda:")]
+        if pip or conda:
+            out.append("Versions of relevant libraries:")
+            out += [f"[pip3] {p}" for p in pip] + [f"[conda] {p}" for p in conda]
+    out.append("Findings:" if findings else "Findings: none")
+    out += [f"{_MARKS.get(f.severity, '•')} {f.id}: {f.title}" for f in findings]
+    fence = "```"
+    body = "\n".join(text.replace(fence, "'''") for text in out)
+    return safe(f"<details><summary>gpu-wizard {__version__} check</summary>\n\n{fence}text\n{body}\n{fence}\n\n"
+                f"</details>\n")

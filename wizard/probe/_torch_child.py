@@ -36,6 +36,9 @@ def emit(data):
     import platform  # after torch: every millisecond before the import is on the user's clock
 
     data["machine"] = safe(platform.machine, None)
+    if "glibc" not in data and sys.platform.startswith("linux"):
+        libc = safe(platform.libc_ver, None)
+        data["glibc"] = str(libc[1]) if libc and libc[0] == "glibc" and libc[1] else None
     sys.stdout.write("\n" + MARKER + json.dumps(data) + "\n")
     sys.stdout.flush()
 
@@ -118,6 +121,45 @@ def describe(torch, data):
     for name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
         if name in os.environ:
             data.setdefault("visible_devices", {})[name] = os.environ[name][:200]
+    cudnn_version(torch, data)
+
+
+# Variables that change which CUDA libraries load: only whether each is set is reported.
+LIBRARY_ENV_VARS = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "LD_PRELOAD")
+_CUDA_LIBRARY = re.compile(r"^lib(cudart|cudnn|nvJitLink|cublas|cusparse|cufft|curand|nccl)\w*\.so")
+
+
+def library_env(data):
+    """Which LIBRARY_ENV_VARS are set, and whether LD_LIBRARY_PATH holds CUDA libraries."""
+    data["env_vars"] = [name for name in LIBRARY_ENV_VARS if os.environ.get(name)]
+    found = False
+    for folder in (os.environ.get("LD_LIBRARY_PATH") or "").split(os.pathsep)[:32]:
+        try:
+            names = os.listdir(folder) if folder else []
+        except OSError:
+            continue
+        if any(_CUDA_LIBRARY.match(name) for name in names):
+            found = True
+            break
+    if "LD_LIBRARY_PATH" in data["env_vars"]:
+        data["ld_library_path_cuda"] = found
+
+
+def cudnn_version(torch, data):
+    """cuDNN's version as torch loads it; torch's own words when the one found does not fit."""
+    cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
+    if cudnn is None or not data.get("cuda_available"):
+        return
+    try:
+        version = cudnn.version()
+    except Exception as exc:  # "cuDNN version incompatibility: ... LD_LIBRARY_PATH ..."
+        data["cudnn_error"] = one_line(exc, 500)
+        return
+    if version:
+        number = int(version)  # 8902 is 8.9.2; from cuDNN 9 on, 90100 is 9.1.0
+        scale = 10000 if number >= 10000 else 1000
+        major, rest = divmod(number, scale)
+        data["cudnn"] = "%d.%d.%d" % (major, rest // 100, rest % 100)
 
 
 # sum(2*i + 1 for i in range(1024)): a wrong answer means the device computes garbage.
@@ -247,6 +289,7 @@ def main(argv):
         "python": sys.executable,
         "python_version": "%d.%d.%d" % tuple(sys.version_info[:3]),
     }
+    library_env(data)
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

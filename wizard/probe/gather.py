@@ -39,6 +39,7 @@ class HardwareResult(NamedTuple):
     evidence: tuple[str, ...]
     notes: tuple[ProbeNote, ...]
     module: tuple[str, str] | None = None  # loaded NVIDIA kernel module (Linux): version, kind
+    secure_boot: bool | None = None        # UEFI Secure Boot on (Linux)
 
 
 def probe_nvidia(timeout: float = NVML_TIMEOUT, extra_path: list[str] | None = None,
@@ -87,11 +88,12 @@ def probe_hardware(timeout: float = PLATFORM_TIMEOUT) -> HardwareResult:
     (gpus, skipped), pci_error = _guarded(pci.scan_linux, ((), ()))
     (kind, evidence), chassis_error = _guarded(chassis.detect_linux, ("unknown", ()))
     module, _ = _guarded(nvidia_files.loaded_module, None)
+    secure_boot, _ = _guarded(nvidia_files.secure_boot, None)
     seconds = round(time.monotonic() - start, 3)
     detail = ("ignored: " + "; ".join(skipped)) if skipped else None
     notes = (ProbeNote("pci", "error" if pci_error else "ok", seconds, pci_error or detail),
              ProbeNote("chassis", "error" if chassis_error else "ok", seconds, chassis_error))
-    return HardwareResult(gpus, kind, evidence, notes, module)
+    return HardwareResult(gpus, kind, evidence, notes, module, secure_boot)
 
 
 def _guarded(read, fallback):
@@ -151,6 +153,8 @@ def assemble(
         info = replace(info, driver_version=hardware.module[0])
     if hardware.module:
         info = replace(info, kernel_module=hardware.module[1])
+    if hardware.secure_boot is not None:
+        info = replace(info, secure_boot=hardware.secure_boot)
     # OS strings may hold undecodable bytes (LANG=C host names, garbled sysfs files) or, from a
     # tampered tool or torch, escape sequences.
     return clean_arrived(Machine(

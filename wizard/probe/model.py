@@ -36,6 +36,9 @@ INTERPRETER_SOURCES = ("--python", "virtualenv", "conda", "project-venv", "path"
 NOT_RUN_REASONS = ("ask-first", "declined", "other-owner", "writable-by-others", "relative-path")
 GPU_TEST_STATUSES = ("ok", "failed", "timeout")
 PROBE_STATUSES = ("ok", "unavailable", "timeout", "error", "skipped")
+# Environment variables that change which CUDA libraries a Python loads: only whether each is
+# set is kept, never its value (a path names a user's folders).
+LIBRARY_ENV_VARS = ("LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "LD_PRELOAD")
 
 
 def _enum(values: tuple[str, ...]) -> dict[str, Any]:
@@ -70,6 +73,9 @@ class NvidiaInfo:
     nvml_version: str | None = None
     error_code: int | None = None
     kernel_module: str | None = None  # "open" | "proprietary", from /proc/driver/nvidia/version
+    # UEFI Secure Boot on (Linux): a driver whose module is not signed by an enrolled key stays
+    # unloaded however often the computer reboots.
+    secure_boot: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,13 @@ class Gpu:
     gpu_cores: int | None = field(default=None, metadata=_SIZE)
     # AMD: the ISA ROCm compiles for ("gfx1031"), as the driver reports it
     gfx_target: str | None = field(default=None, metadata=_like(r"gfx[0-9a-f]{3,4}", "gfx1030"))
+    # Windows: the device's Device Manager problem code when it has one (ConfigManagerErrorCode:
+    # 22 = disabled, 43 = stopped after reporting problems, 28 = no driver installed).
+    config_error: int | None = field(default=None, metadata=_SIZE)
+    # NVIDIA Multi-Instance GPU (A100, H100...): MIG mode on, and the MIG devices' UUIDs ("MIG-…",
+    # what CUDA_VISIBLE_DEVICES selects one by; identifying like `uuid`: written MIG-<uuid> when shared).
+    mig_mode: bool | None = None
+    mig_devices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,6 +183,18 @@ class TorchInfo:
     visible_devices_env: tuple[str, ...] = ()
     # torchvision / torchaudio installed beside torch: an install command must keep them in step.
     companions: tuple[str, ...] = ()
+    # Which of LIBRARY_ENV_VARS the checked interpreter saw set (names only, never the values),
+    # and whether LD_LIBRARY_PATH holds a folder with CUDA libraries (libcudart, libcudnn...):
+    # those are loaded before the ones torch brought.
+    env_vars: tuple[str, ...] = field(default=(), metadata=rule(items=rule(choices=LIBRARY_ENV_VARS)))
+    ld_library_path_cuda: bool | None = None
+    # The C library the interpreter runs on ("2.17"; Linux wheels state the oldest they need).
+    glibc_version: str | None = field(default=None, metadata=_like(_VERSION, "2.35"))
+    cudnn_version: str | None = field(default=None, metadata=_like(_VERSION, "9.1.0"))
+    # The packages a bug report asks for, as installed beside torch: "torchvision==0.21.0",
+    # "nvidia-cudnn-cu12==9.1.0.70", "triton==3.2.0", "numpy==2.2.3"; conda's, in a conda
+    # environment, as "conda:pytorch==2.5.1".
+    packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,3 +35,19 @@ def loaded_module(root: Path = Path("/")) -> tuple[str, str] | None:
     except OSError:
         return None
     return (version, "unknown") if re.fullmatch(r"\d+(?:\.\d+)+", version) else None
+
+
+# The UEFI variable that says whether Secure Boot is on: 4 bytes of attributes, then 1 or 0.
+SECURE_BOOT_VAR = "sys/firmware/efi/efivars/SecureBoot-8be5f61c-6a6e-4b2b-8d53-9ded8a3e0cdd"
+
+
+def secure_boot(root: Path = Path("/")) -> bool | None:
+    """Whether UEFI Secure Boot is on (Linux), which refuses kernel modules signed by a key the
+    firmware does not know: True, False (on, off, or a BIOS boot without UEFI), None when unknown."""
+    if not (root / "sys/firmware/efi").is_dir():
+        return False if (root / "sys/firmware").is_dir() else None
+    try:
+        data = (root / SECURE_BOOT_VAR).read_bytes()[:8]
+    except OSError:
+        return None
+    return data[4] == 1 if len(data) >= 5 else None

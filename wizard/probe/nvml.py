@@ -111,7 +111,45 @@ def _device(pynvml: Any, index: int) -> dict[str, Any]:
     uuid = _optional(pynvml, pynvml.nvmlDeviceGetUUID, handle)
     if uuid:
         gpu["uuid"] = _text(uuid)
+    _mig(pynvml, handle, gpu)
     return gpu
+
+
+_MIG_ENABLE = 1   # NVML_DEVICE_MIG_ENABLE
+_MAX_MIG = 16
+
+
+def _mig(pynvml: Any, handle, gpu: dict[str, Any]) -> None:
+    """MIG mode (A100/H100 and newer datacenter GPUs) and the UUIDs of its MIG devices: a CUDA
+    process sees one of them, chosen by CUDA_VISIBLE_DEVICES=MIG-…. Anything NVML cannot say
+    (GeForce: NotSupported; older bindings without the calls) leaves the GPU as it is."""
+    get_mode = getattr(pynvml, "nvmlDeviceGetMigMode", None)
+    if get_mode is None:
+        return
+    try:
+        mode = _optional(pynvml, get_mode, handle)
+    except pynvml.NVMLError:
+        return
+    if not mode:
+        return
+    current = mode[0] if isinstance(mode, (list, tuple)) else mode
+    gpu["mig_mode"] = current == _MIG_ENABLE
+    if not gpu["mig_mode"]:
+        return
+    uuids: list[str] = []
+    try:
+        count = _optional(pynvml, pynvml.nvmlDeviceGetMaxMigDeviceCount, handle) or 0
+        for index in range(min(int(count), _MAX_MIG)):
+            try:
+                mig = pynvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, index)
+            except pynvml.NVMLError:  # NotFound: no MIG device in this slot
+                continue
+            uuid = _optional(pynvml, pynvml.nvmlDeviceGetUUID, mig)
+            if uuid:
+                uuids.append(_text(uuid))
+    except (pynvml.NVMLError, AttributeError, TypeError, ValueError):
+        pass
+    gpu["mig_devices"] = uuids
 
 
 def _init(pynvml: Any, wsl_library: str | None) -> None:
@@ -240,6 +278,8 @@ def to_model(data: dict[str, Any]) -> tuple[NvidiaInfo, tuple[Gpu, ...]]:
             bus_id=g.get("bus_id"),
             uuid=g.get("uuid"),
             laptop=is_laptop_name(g["name"]),
+            mig_mode=g.get("mig_mode") if isinstance(g.get("mig_mode"), bool) else None,
+            mig_devices=tuple(str(u)[:100] for u in g.get("mig_devices") or () if isinstance(u, str))[:_MAX_MIG],
         ))
     return info, tuple(gpus)
 

@@ -93,6 +93,7 @@ def _gpu_from_record(record: dict[str, Any]) -> Gpu | None:
     else:
         vendor, pci_id = _vendor_from_name(f"{_text(record.get('adaptercompatibility'))} {name}"), None
     no_driver = _has_no_vendor_driver(record, name)
+    code = _int(record.get("configmanagererrorcode"))
     if no_driver and vendor in VENDOR_NAMES:
         # "Microsoft Basic Display Adapter" says nothing about the card; the ids do (as pci.py).
         name = f"{VENDOR_NAMES[vendor]} GPU (device 0x{device_id})"
@@ -104,6 +105,7 @@ def _gpu_from_record(record: dict[str, Any]) -> Gpu | None:
         pci_id=pci_id,
         kernel_driver="" if no_driver else None,
         laptop=is_laptop_name(name),
+        config_error=code if code else None,
     )
 
 

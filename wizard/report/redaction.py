@@ -208,6 +208,9 @@ _FACTS = frozenset({
     ("TorchInfo", "arch_list"), ("TorchInfo", "python_arch"), ("TorchInfo", "cpu_capability"),
     ("TorchInfo", "libraries"), ("TorchInfo", "companions"), ("Benchmark", "dtype"),
     ("Benchmark", "gpu_backend"), ("ProbeNote", "name"), ("Machine", "arch"), ("Machine", "python_version"),
+    # Which library variables were set: their names only (LD_LIBRARY_PATH, CUDA_HOME), never a value;
+    # and the packages beside torch, "name==version" (a four-part version is no IP address).
+    ("TorchInfo", "env_vars"), ("TorchInfo", "ld_library_path_cuda"), ("TorchInfo", "packages"),
 })
 _HARDWARE = frozenset({
     ("Machine", "os_version"), ("Machine", "cpu_model"), ("Gpu", "name"), ("TorchDevice", "name"),

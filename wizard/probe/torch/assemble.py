@@ -156,14 +156,27 @@ def _torch_info(status: str, data: dict, static: StaticFacts, interpreter: str,
         xpu_available=data.get("xpu_available") if live else None,
         cpu_capability=data.get("cpu_capability") if live else None,
         error_line=error_line,
-        torch_warnings=tuple(str(w) for w in data.get("warnings", []))[:8],
+        torch_warnings=_warnings(data, live),
         libraries=tuple(name for name, _ in static.libraries) if has_sizes else (),
         companions=static.companions if static.installed else (),
         library_sizes_mb=tuple(size for _, size in static.libraries) if has_sizes else (),
         gpu_tests=_gpu_tests(data.get("gpu_tests")) if live else (),
         visible_devices_env=tuple(f"{k}={v}" for k, v in sorted((data.get("visible_devices") or {}).items())
                                   if isinstance(k, str) and isinstance(v, str)) if live else (),
+        env_vars=tuple(data.get("env_vars") or ()),
+        ld_library_path_cuda=data.get("ld_library_path_cuda"),
+        glibc_version=data.get("glibc"),
+        cudnn_version=data.get("cudnn") if live else None,
+        packages=static.packages if static.installed else (),
     )
+
+
+def _warnings(data: dict, live: bool) -> tuple[str, ...]:
+    """What torch warned while loading; and cuDNN's refusal, which torch raises only when asked."""
+    said = [str(w) for w in data.get("warnings", [])]
+    if live and data.get("cudnn_error"):
+        said.append(str(data["cudnn_error"]))
+    return tuple(said)[:8]
 
 
 def _number(value: Any) -> float | None:

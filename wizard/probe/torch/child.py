@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard.probe import _torch_child
-from wizard.probe.model import TorchInfo
+from wizard.probe.model import LIBRARY_ENV_VARS, TorchInfo
 from wizard.schema import MAX_ITEMS, fits
 
 
@@ -43,7 +43,8 @@ _CHILD_TYPES: dict[str, Any] = {
     "xpu_available": bool, "device_count": int, "devices": list, "arch_list": list,
     "python_version": str, "machine": str, "cpu_capability": str, "warnings": list,
     "gpu_tests": list, "visible_devices": dict, "location": str, "import_seconds": (int, float),
-    "benchmark": dict, "threads": int, "stopped": str,
+    "benchmark": dict, "threads": int, "stopped": str, "glibc": str, "env_vars": list,
+    "ld_library_path_cuda": bool, "cudnn": str, "cudnn_error": str,
 }
 _CHILD_TEXT_LIMIT = 2000
 
@@ -64,8 +65,12 @@ def _sane(data: dict) -> dict | None:
     for key in ("cuda", "hip", "xpu"):
         if key in out and not fits(TorchInfo, "cuda_version", out[key]):
             del out[key]
-    if "python_version" in out and not fits(TorchInfo, "python_version", out["python_version"]):
-        del out["python_version"]
+    for key, model_key in (("python_version", "python_version"), ("glibc", "glibc_version"),
+                           ("cudnn", "cudnn_version")):
+        if key in out and not fits(TorchInfo, model_key, out[key]):
+            del out[key]
+    if "env_vars" in out:
+        out["env_vars"] = [v for v in LIBRARY_ENV_VARS if v in out["env_vars"]]
     for key in ("arch_list", "warnings"):
         if key in out:
             out[key] = [v[:200] for v in out[key] if isinstance(v, str)][:MAX_ITEMS]

@@ -25,6 +25,10 @@ PATH_QUERY_TIMEOUT = 5.0
 MB = 1_000_000  # what pip shows; the data in content/torch_matrix.toml uses the same
 # Packages built against one exact torch release: installed from the same index, in step with it.
 COMPANIONS = ("torchvision", "torchaudio")
+# The packages a PyTorch bug report lists (what `python -m torch.utils.collect_env` calls the
+# relevant libraries): torch and its kin, NVIDIA's runtime wheels, triton, numpy.
+_REPORTED = re.compile(r"^(torch.*|pytorch.*|libtorch|nvidia-.*|triton|numpy|cudatoolkit|cuda-version|cudnn|nccl)$")
+MAX_PACKAGES = 40
 
 # Packages that are torch's GPU runtime rather than Python helpers: CUDA (nvidia-*, cuda-*),
 # triton, and the oneAPI pieces of XPU builds. Only these are followed from torch's
@@ -70,6 +74,8 @@ class StaticFacts:
     companions: tuple[str, ...] = ()
     # A torch.py, or a torch folder that is not PyTorch, that `import torch` would find first.
     shadow: str | None = None
+    # "name==version" of the packages a bug report lists (_REPORTED); conda's as "conda:name==version".
+    packages: tuple[str, ...] = ()
 
     @property
     def libraries_size_mb(self) -> float | None:
@@ -306,7 +312,31 @@ def facts_from_path(path_entries: list[str], python_version: str | None,
         torch_size_mb=round(torch_bytes / MB, 1) if torch_bytes is not None else None,
         libraries=tuple(libraries),
         companions=tuple(name for name in COMPANIONS if name in dists),
+        packages=reported_packages(dists),
     )
+
+
+def reported_packages(dists: dict[str, _Dist]) -> tuple[str, ...]:
+    """The pip packages a bug report lists, "name==version", by name."""
+    return tuple(f"{name}=={dists[name].version}" for name in sorted(dists)
+                 if _REPORTED.match(name))[:MAX_PACKAGES]
+
+
+def conda_packages(prefix: str | None) -> tuple[str, ...]:
+    """The same packages as conda installed them in the environment at `prefix` (its
+    conda-meta/NAME-VERSION-BUILD.json files), "conda:name==version"; () outside conda."""
+    if not prefix:
+        return ()
+    try:
+        names = os.listdir(os.path.join(prefix, "conda-meta"))
+    except (OSError, ValueError):
+        return ()
+    found = []
+    for file_name in sorted(names):
+        parts = file_name[:-len(".json")].rsplit("-", 2) if file_name.endswith(".json") else []
+        if len(parts) == 3 and _REPORTED.match(parts[0]):
+            found.append(f"conda:{parts[0]}=={parts[1]}")
+    return tuple(found)[:MAX_PACKAGES]
 
 
 def _apple_silicon(python_arch: str | None) -> bool:
@@ -364,7 +394,7 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
         entries = extra + [here] + [p for p in sys.path[1:] if p]
         version = ".".join(map(str, sys.version_info[:3]))   # as _PATH_QUERY's child says it
         facts = facts_from_path([e for e in entries if e], version, machine(), sizes)
-        return _own_folder_shadow(replace(facts, prefix=sys.prefix), here)
+        return _own_folder_shadow(_with_conda(replace(facts, prefix=sys.prefix)), here)
     assert python is not None  # None is the running interpreter, answered above
     result = run_bounded([python, "-c", _PATH_QUERY], timeout, env=python_child_env(extra), cwd=neutral_cwd(),
                          background=background)
@@ -377,7 +407,12 @@ def _static_torch_facts(python: str | None, extra_path: list[str] | None,
     # Its "" entry is the folder it was started in: for the user, this folder.
     entries = [p or here for p in path]
     facts = facts_from_path([e for e in entries if e], version, arch, sizes)
-    return _own_folder_shadow(replace(facts, prefix=prefix), here)
+    return _own_folder_shadow(_with_conda(replace(facts, prefix=prefix)), here)
+
+
+def _with_conda(facts: StaticFacts) -> StaticFacts:
+    extra = conda_packages(facts.prefix) if facts.installed else ()
+    return replace(facts, packages=facts.packages + extra) if extra else facts
 
 
 def _path_answer(stdout: str) -> tuple[list[str], str, str | None, str | None] | None:
