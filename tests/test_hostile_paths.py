@@ -394,7 +394,9 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
             await pilot.press("enter")
 
         await pick(str(tmp_path / f"gone{EVIL}\udce9" / "python3"))
-        await until(pilot, lambda: "no such file" in "".join(screen_rows(app)), timeout=30, what="the rejection")
+        # The toast wraps the (long, per-worker) tmp path wherever it falls: read its message too.
+        await until(pilot, lambda: "no such file" in "".join(screen_rows(app))
+                    or any("no such file" in str(n.message) for n in app._notifications), what="the rejection")
         inert("the rejection")
         await pick(str(picked))                            # a real Python, in a hostile folder
         await until(pilot, lambda: getattr(app.state.live.torch_info(), "interpreter", None) == str(picked),

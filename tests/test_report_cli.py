@@ -148,8 +148,10 @@ def test_summarize_as_csv(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("\ufeff")     # not a terminal: the mark Excel needs to read UTF-8
     rows = out.removeprefix("\ufeff").splitlines()
-    assert rows[0] == "file,ready,gpu,vram_gb,torch,torch_gpu,verdict,errors,replay,duplicate_of"
-    assert rows[1].endswith(",no,")     # not a replay, not a copy of another file
+    # The columns a TA's spreadsheet already uses stay first, as they were; new ones come after.
+    assert rows[0] == "file,ready,gpu,vram_gb,torch,torch_gpu,verdict,errors,replay,duplicate_of," \
+                      "goal,os,problem,fix,python"
+    assert ",no,,learning,Linux,,," in rows[1]     # not a replay, not a copy; ready: nothing to fix
     assert rows[1].startswith(str(tmp_path / "ann.toml") + ",yes,NVIDIA H200,140,")
 
 

@@ -1,7 +1,7 @@
 """Hostile reports against every reader: the CLI's, the wizard's replay, and a real terminal.
 
 A TA opens whatever students send. Every attack in hostile.py goes through `report show`,
-`report validate`, `report summarize` (text and CSV), `check --machine` and a headless replay;
+`report validate`, `report summarize` (text, CSV and the HTML page), `check --machine` and a headless replay;
 each must end with exit 0, 1 or 2, a plain message, and not one control, bidi or zero-width
 character on the way out. In a real terminal (tmux, with the clipboard escape enabled) the
 clipboard and the window title must stay untouched, and markup must show as the text it is.
@@ -32,6 +32,7 @@ COMMANDS = {
     "validate": ["report", "validate"],
     "summarize": ["report", "summarize"],
     "csv": ["report", "summarize", "--csv"],
+    "html": ["report", "summarize", "--html", "-"],
     "check": ["check", "--machine"],
 }
 # Hostile input must be refused fast, not parsed for minutes: far above any real run here.

@@ -1,7 +1,9 @@
-"""`gpu-wizard report show FILE | validate FILE | summarize FILE... [--csv]`: saved reports.
+"""`gpu-wizard report show FILE | validate FILE... | summarize FILE... [--csv | --html OUT]`:
+saved reports.
 
-A TA's tools: open what a student saw, check a file before trusting it, and see a whole
-class at a glance. Exit codes are part of the public CLI (README.md, "Exit status").
+A TA's tools: open what a student saw, check files before trusting them, and see a whole
+class at a glance: who is ready, and what to send the others. Exit codes are part of the
+public CLI (README.md, "Exit status").
 """
 
 from __future__ import annotations
@@ -18,14 +20,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="a saved report, readable in the terminal",
                               description="Show a saved report, readable in the terminal.")
     show.add_argument("file", metavar="FILE")
-    validate = actions.add_parser("validate", help="check a report against the schema",
-                                  description="Check a report against the schema; names every problem.")
-    validate.add_argument("file", metavar="FILE")
+    validate = actions.add_parser(
+        "validate", help="check reports against the schema",
+        description="Check reports against the schema: a line per file, every problem named. "
+                    "Exit 0 all valid, 1 any invalid, 2 any unreadable.")
+    validate.add_argument("files", metavar="FILE", nargs="+")
     summarize = actions.add_parser(
-        "summarize", help="one row per report: who is ready, GPU, torch, verdict",
-        description="One row per report (a class roster): who is ready, GPU, torch status, verdict.")
+        "summarize", help="one row per report: who is ready, GPU, torch, verdict; then by problem",
+        description="One row per report (a class roster): who is ready, GPU, torch status, verdict; "
+                    "then the students grouped by problem, with the fix to send each group.")
     summarize.add_argument("files", metavar="FILE", nargs="+")
-    summarize.add_argument("--csv", action="store_true", help="print comma-separated values")
+    output = summarize.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="print comma-separated values")
+    output.add_argument("--html", metavar="OUT",
+                        help="write the class roster as one self-contained web page to OUT ('-': print it)")
     for sub in (show, validate, summarize):
         sub.add_argument("--lang", choices=("en", "zh"),
                          help="language of the labels (default: the report's, or the locale's)")
@@ -61,21 +69,30 @@ def _validate(args: argparse.Namespace) -> int:
     from wizard.report import SCHEMA, ReportError, read_report, validate_report
 
     lang = getattr(args, "lang", None) or _locale_lang()
-    try:
-        data = read_report(args.file)
-    except ReportError as exc:
-        _err(exc.message(lang))
-        return 2
-    problems = validate_report(data, _knowledge(answers_only=True))
-    if not problems:
-        _out(t("report.validate.valid", lang, path=args.file, schema=SCHEMA) + "\n")
-        return 0
-    lines = [t("report.validate.invalid", lang, path=args.file, count=len(problems))]
-    lines += [f"  - {p}" for p in problems[:MAX_PROBLEMS_SHOWN]]
-    if len(problems) > MAX_PROBLEMS_SHOWN:  # a hostile file can have thousands
-        lines.append("  " + t("report.validate.more", lang, count=len(problems) - MAX_PROBLEMS_SHOWN))
-    _out("\n".join(lines) + "\n")
-    return 1
+    knowledge = _knowledge(answers_only=True)
+    counts = {"valid": 0, "invalid": 0, "unreadable": 0}
+    for path in args.files:
+        try:
+            data = read_report(path)
+        except ReportError as exc:
+            sys.stdout.flush()   # each file's line in the order of the files, stderr's too
+            _err(exc.message(lang))
+            counts["unreadable"] += 1
+            continue
+        problems = validate_report(data, knowledge)
+        if not problems:
+            _out(t("report.validate.valid", lang, path=path, schema=SCHEMA) + "\n")
+            counts["valid"] += 1
+            continue
+        lines = [t("report.validate.invalid", lang, path=path, count=len(problems))]
+        lines += [f"  - {p}" for p in problems[:MAX_PROBLEMS_SHOWN]]
+        if len(problems) > MAX_PROBLEMS_SHOWN:  # a hostile file can have thousands
+            lines.append("  " + t("report.validate.more", lang, count=len(problems) - MAX_PROBLEMS_SHOWN))
+        _out("\n".join(lines) + "\n")
+        counts["invalid"] += 1
+    if len(args.files) > 1:
+        _out(t("report.validate.summary", lang, count=len(args.files), **counts) + "\n")
+    return 2 if counts["unreadable"] else 1 if counts["invalid"] else 0
 
 
 MAX_PROBLEMS_SHOWN = 40
@@ -85,16 +102,21 @@ def _summarize(args: argparse.Namespace) -> int:
     from wizard.report.batch import load_all
 
     lang = getattr(args, "lang", None) or _locale_lang()
+    rules: list[Any] = []
+
+    def answer_rules() -> Any:
+        rules.append(_knowledge(answers_only=True))
+        return rules[0]
+
     # The answers' rules (a roster shows no prices and no advice) are read once the workers
     # that read files have started: they need none of it.
-    every = list(load_all(args.files, lang=lang, knowledge_from=lambda: _knowledge(answers_only=True)))
+    every = list(load_all(args.files, lang=lang, knowledge_from=answer_rules))
     from wizard.i18n import t
-    from wizard.report.roster import place
-    from wizard.report.roster_csv import render_csv, wants_bom
-    from wizard.report.roster_table import render_table
+    from wizard.report.roster import by_problem, place
 
     rows: list[dict[str, str]] = []
-    seen: dict[str, str] = {}   # the reports so far: a file sent twice is one student
+    students = []
+    seen: dict[str, Any] = {}   # the reports so far: a file sent twice is one student
     failed = False
     for loaded in every:
         if loaded.skipped:
@@ -104,13 +126,63 @@ def _summarize(args: argparse.Namespace) -> int:
             _err(t("report.summarize.skipped", lang, path=loaded.name, reason=loaded.skipped))
             rows.append(loaded.row)
         else:
-            rows.append(place(loaded.row, loaded.identity, seen))
+            rows.append(place(loaded.row, loaded.identity, seen, loaded.created))
+        students.append(loaded.student)
     if args.csv:
+        from wizard.report.roster_csv import render_csv, wants_bom
+
         _out(render_csv(rows, bom=wants_bom(sys.stdout)))
+    elif args.html:
+        from wizard.report.roster_html import render_html
+
+        goals = {g.id: g.label(lang) for g in getattr(rules[0] if rules else None, "goals", ())}
+        page = render_html(rows, students, lang, goals=goals,
+                           skipped=[loaded.skipped for loaded in every])
+        if args.html == "-":
+            # UTF-8 whatever the terminal's encoding: the page says it is (its meta charset).
+            # Report text arrives without control characters (wizard.report.reading), and the
+            # page escapes it: nothing in it can drive a terminal.
+            sys.stdout.flush()
+            raw = getattr(sys.stdout, "buffer", None)
+            if raw is not None:
+                raw.write(page.encode("utf-8"))
+                raw.flush()
+            else:
+                sys.stdout.write(page)
+        elif not _write_page(args.html, page, lang):
+            return 2
+        else:
+            from wizard.report.roster_table import total_line
+
+            _out(t("roster.html.written", lang, path=args.html) + "\n" + total_line(rows, lang) + "\n")
     else:
-        _out(render_table(rows, lang))
+        from wizard.report.roster_table import render_groups, render_table
+
+        _out(render_table(rows, lang) + render_groups(by_problem(zip(rows, students), lang), lang))
     return 2 if failed else 0
 
+
+def _write_page(path: str, page: str, lang: str) -> bool:
+    """The page written whole or not at all (a temporary file beside it, then renamed)."""
+    import os
+
+    from wizard.i18n import t
+
+    folder, name = os.path.split(os.path.abspath(path))
+    # Created with the user's usual permissions (a page to share), unlike mkstemp's 0600.
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
+            fh.write(page)
+        os.replace(tmp, path)
+        return True
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _err(t("roster.html.cannot-write", lang, path=path, reason=exc.strerror or exc))
+        return False
 
 
 # ------------------------------------------------------------------------------ helpers ---

@@ -14,7 +14,8 @@ and reading one treats the file as hostile (size cap, encoding, TOML errors with
     validate.py   every problem with a report, each with its key path
     roster.py     one row per report for a class (`report summarize`)
     show.py       one report as terminal text (`report show`, the headless run's advice)
-    roster_table.py, roster_csv.py   the roster as a terminal table or as CSV
+    roster_table.py, roster_csv.py, roster_html.py
+                  the roster as a terminal table, as CSV or as one web page
 
 `from wizard.report import X` works for every name below. Each is imported from its module on
 first use, so a command that only reads reports (`report summarize` over a class) does not pay

@@ -47,6 +47,8 @@ class Loaded(NamedTuple):
     row: dict[str, str]
     identity: str | None = None   # the same for one report sent twice (wizard.report.roster)
     skipped: str = ""             # why it is not a valid report, in the reader's language
+    created: float | None = None  # when the report was saved: the first of two copies is kept
+    student: Any = None           # wizard.report.roster.Student: the groups' and the page's
 
 
 def load_one(name: str, knowledge: Any = None, lang: str = "en") -> Loaded:
@@ -68,7 +70,7 @@ def unreadable(name: str, why: str) -> Loaded:
 def judged(name: str, data: dict[str, Any], knowledge: Any = None, lang: str = "en") -> Loaded:
     """A file's data, read, checked against the format and turned into its row."""
     from wizard.i18n import t
-    from wizard.report.roster import row_of, unusable_row
+    from wizard.report.roster import entry_of, unusable_row
     from wizard.report.validate import validate_report
 
     problems = validate_report(data, knowledge)
@@ -76,7 +78,8 @@ def judged(name: str, data: dict[str, Any], knowledge: Any = None, lang: str = "
         # The student stays on the roster, with what the file can show.
         return Loaded(name, unusable_row(name, "invalid", data),
                       skipped=t("roster.invalid", lang, count=len(problems)))
-    return Loaded(name, *row_of(name, data))
+    entry = entry_of(name, data, lang)
+    return Loaded(name, entry.row, entry.identity, created=entry.created, student=entry.student)
 
 
 def default_jobs(count: int) -> int:

@@ -9,6 +9,7 @@ import itertools
 import re
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
@@ -32,7 +33,7 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     import shutil
 
     from wizard.i18n import t
-    from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS
+    from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS, UNUSABLE
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
     columns = list(TABLE_COLUMNS)
@@ -46,6 +47,7 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     compact_cell = functools.cache(lambda column, value: _compact_cell(column, value, lang))
     cells = {c: [cell(c, row[c]) for row in rows] for c in columns}
     lead = ""   # "…" when the start every name shares is left out
+    spill: dict[int, str] = {}   # row: its Ready text, shown over the empty cells after it
 
     def measured() -> dict[str, list[str]]:  # the file column holds the names and their tags
         return {**cells, "file": [lead + name + tag for name, tag in zip(cells["file"], tags)]}
@@ -56,6 +58,13 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
         files, folder = _short_files([row["file"] for row in rows])
         cells = {c: files if c == "file" else [compact_cell(c, row[c]) for row in rows]
                  for c in columns}
+        # A file that could not be used has no GPU to show: its state ("invalid report") runs
+        # on into the empty cells after it instead of widening "Ready" for every row (which
+        # cost the error count at 80 columns).
+        for i, row in enumerate(rows):
+            if row["ready"] in UNUSABLE and not cells["gpu"][i]:
+                spill[i] = cells["ready"][i]
+                cells["ready"][i] = ""
         if folder:
             # Said once below the table; a folder longer than the line is cut in its middle.
             notes.append(_note_with_path("roster.folder", "folder", folder, lang, width))
@@ -63,12 +72,15 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     tagged = max([_width(tag) for tag in tags if tag], default=0)
 
     def fit(at_least: int = 0) -> tuple[list[str], dict[str, int], list[str]]:
+        # The file names' floor that keeps the most columns (the error count at 80 columns,
+        # however long a tag or a status word), the widest of those.
+        best = None
         for floor in (tagged + 10, tagged + 6, _MIN_WIDTH["file"]):
             laid = _layout(list(TABLE_COLUMNS), titles, measured(), width,
                            dict(_MIN_WIDTH, file=max(floor, at_least, _MIN_WIDTH["file"])))
-            if _table_width(laid[0], laid[1]) <= width:
-                break
-        return laid
+            if _table_width(laid[0], laid[1]) <= width and (best is None or len(laid[2]) < len(best[2])):
+                best = laid
+        return best or laid
 
     columns, widths, dropped = fit()
     shared = _shared_start(cells["file"])
@@ -93,24 +105,36 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
         files = _fit_names(cells["file"], widths["file"], tags, lead, exact=False)
     files = _fit_names(cells["file"], widths["file"], tags, lead)
     cut = files != measured()["file"]
+    # Two different cards never look alike however their names are cut ("RX 6700/6…" and
+    # "RX 6800/6…", not "Radeon RX 6…" twice).
+    gpus = _distinct_cuts(cells["gpu"], widths["gpu"]) if "gpu" in widths else {}
     shown = []
     for i in range(len(rows)):
-        row = [files[i]]
+        texts = [files[i]]
         for c in columns[1:]:
             text = cells[c][i]
             if _width(text) > widths[c]:
-                text = _cut(text, widths[c])
+                text = gpus[text] if c == "gpu" else _cut(text, widths[c])
                 cut = True
-            row.append(text)
-        shown.append(row)
+            texts.append(text)
+        if i in spill:
+            texts[1] = _spilled(spill[i], texts, columns, widths)
+        shown.append(texts)
 
     def line(texts: list[str]) -> str:
-        return _SEP.join(x + " " * (widths[c] - _width(x)) for x, c in zip(texts, columns)).rstrip()
+        # Each cell at its column's start; a spilled one covers the empty cells after it.
+        out, used, at = "", 0, 0
+        for x, c in zip(texts, columns):
+            if x:
+                out += " " * max(at - used, 0) + x
+                used = max(at, used) + _width(x)
+            at += widths[c] + len(_SEP)
+        return out.rstrip()
 
     out = [line([titles[c] for c in columns]), line(["-" * widths[c] for c in columns])]
     out += [line(r) for r in shown]
     out.append("")
-    out += _wrap_to(_total(rows, lang), width)
+    out += _wrap_to(total_line(rows, lang), width)
     for text in _legend(rows, columns, titles, lang):
         out += _wrap_to(text, width)
     if dropped:
@@ -126,6 +150,16 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     return "\n".join(out) + "\n"
 
 
+def _spilled(text: str, row: list[str], columns: list[str], widths: dict[str, int]) -> str:
+    """`text` in the Ready cell of `row` and the empty cells that follow it, cut if longer."""
+    room = widths[columns[1]]
+    for c, x in zip(columns[2:], row[2:]):
+        if x:
+            break
+        room += len(_SEP) + widths[c]
+    return text if _width(text) <= room else _cut(text, room)
+
+
 def _tag(row: dict[str, str], lang: str) -> str:
     """What follows a file's name in the roster when it is no other student: replay, duplicate."""
     from wizard.i18n import t
@@ -139,7 +173,7 @@ def _tag(row: dict[str, str], lang: str) -> str:
     return tag if tag[:1] in "（【" else " " + tag
 
 
-def _total(rows: list[dict[str, str]], lang: str) -> str:
+def total_line(rows: list[dict[str, str]], lang: str) -> str:
     """"4 of 10 ready.", or, with rows that are no student of their own, how many were left out:
     "4 of 10 students ready (1 replay not counted)."."""
     from wizard.i18n import t
@@ -226,18 +260,18 @@ def _layout(columns: list[str], titles: dict[str, str], cells: dict[str, list[st
     return columns, widths, dropped
 
 
-def _wrap_to(text: str, width: int) -> list[str]:
-    """Wrapped into `width` cells: Chinese closing punctuation may not start a line, so it can
-    hang past the wrap width; wrap narrower until it does not (a path too long for any line
-    stays whole)."""
+def _wrap_to(text: str, width: int, indent: int = 0) -> list[str]:
+    """Wrapped into `width` cells, each line `indent` cells in: Chinese closing punctuation may
+    not start a line, so it can hang past the wrap width; wrap narrower until it does not (a
+    path or a command too long for any line stays whole)."""
     from wizard.textout import wrap
 
     limit = max(width - 1, 20)
     for narrower in range(limit, max(limit - 8, 10), -1):
-        lines = wrap(text, narrower)
+        lines = wrap(text, narrower, indent=indent)
         if all(_width(line) <= limit for line in lines):
             return lines
-    return wrap(text, limit)
+    return wrap(text, limit, indent=indent)
 
 
 def _natural(titles: dict[str, str], cells: dict[str, list[str]]) -> dict[str, int]:
@@ -383,6 +417,27 @@ def _other_cuts(base: str, room: int, mark: str, lead: str):
         yield mark + mid + mark, ("window", mid)
 
 
+def _distinct_cuts(values: list[str], width: int) -> dict[str, str]:
+    """Each distinct value wider than `width`, cut to fit: at its end ("RTX 4070 SU…"), unless
+    that reads as another value, then where it differs ("RX 67…0 XT")."""
+    mark = _ellipsis()
+    every = sorted(set(values))
+    shown = {v: v if _width(v) <= width else _cut(v, width) for v in every}
+    users: dict[str, set[str]] = {}
+    for value, text in shown.items():
+        users.setdefault(text, set()).add(value)
+    for value in every:
+        if len(users[shown[value]]) < 2:
+            continue
+        for text, _pattern in _other_cuts(value, width, mark, ""):
+            if text not in users:
+                users[shown[value]].discard(value)
+                users[text] = {value}
+                shown[value] = text
+                break
+    return shown
+
+
 def _width(text: str) -> int:
     """cell_width, at once for ASCII (one cell a character): a roster measures every cell often
     while it fits the columns (thousands of times for 200 rows)."""
@@ -418,7 +473,9 @@ def _compact_cell(column: str, value: str, lang: str) -> str:
 
     if column == "gpu":
         # "NVIDIA GeForce RTX 4060 Laptop GPU" -> "RTX 4060 Laptop": the words every name repeats.
-        short = re.sub(r"\b(?:NVIDIA|GeForce|AMD)\s+|\((?:R|TM)\)|[®™]|\s+GPU$", "", value).strip()
+        # "Radeon RX 6700 XT" -> "RX 6700 XT", "Intel Arc A770" -> "Arc A770": RX and Arc say whose.
+        short = re.sub(r"\b(?:NVIDIA|GeForce|AMD)\s+|\b(?:Radeon\s+(?=RX\b)|Intel\s+(?=Arc\b))"
+                       r"|\((?:R|TM)\)|[®™]|\s+GPU$", "", value).strip()
         return re.sub(r"\s{2,}", " ", short) or value
     if column == "torch":
         # "2.13.0+cu130 (cuda)" -> "2.13.0+cu130": the local version already names the build.
@@ -464,3 +521,70 @@ def _cell(column: str, value: str, lang: str) -> str:
     if column == "torch" and has(f"report.torch-status.{value}", lang):
         return t(f"report.torch-status.{value}", lang)
     return value
+
+
+# ------------------------------------------------------------------- by problem ---
+
+def render_groups(groups: Any, lang: str, width: int | None = None) -> str:
+    """Under the table: each problem with how many students have it, their files and the fix
+    to send them (one per kind of computer where the fix differs); then how many are ready,
+    and the files that could not be used. `groups`: wizard.report.roster.by_problem's.
+
+    A command is never wrapped (a command split over two lines gets pasted half): on a line of
+    its own when it does not fit, even past the width."""
+    import shutil
+
+    from wizard.i18n import t
+
+    if width is None:
+        width = shutil.get_terminal_size((80, 24)).columns
+    every = [f for group in groups.groups for f in group.files] + list(groups.unusable)
+    short = dict(zip(every, _short_files(every)[0]))
+    sep = t("roster.groups.file-sep", lang)
+    out = ["", *_wrap_to(t("roster.groups.heading", lang), width)]
+    if not groups.groups:
+        out += _wrap_to(t("roster.groups.none", lang), width)
+    for group in groups.groups:
+        if group.problem:
+            problem = t("roster.groups.problem", lang, title=_one_line(group.title), id=group.problem) \
+                if group.title != group.problem else group.problem
+        else:
+            problem = t("roster.groups.next-step", lang, verdict=_verdict(group.verdict, lang))
+        out += _wrap_to(t("roster.groups.count", lang, count=len(group.files), problem=problem), width)
+        for fix in group.fixes:
+            files = sep.join(short[f] for f in fix.files)
+            if len(group.fixes) > 1:
+                files = t("roster.groups.where", lang, files=files, systems=_systems(fix.systems, lang))
+            out += _wrap_to(files, width, indent=2)
+            if not fix.text:   # a finding without a fix, and no command: its title says it all
+                continue
+            send = t("roster.groups.send", lang, fix=_one_line(fix.text))
+            if fix.command and _width(send) + 2 > max(width - 1, 20):
+                out += _wrap_to(t("roster.groups.send", lang, fix="").rstrip(), width, indent=2)
+                out.append("    " + _one_line(fix.text))
+            else:
+                out += _wrap_to(send, width, indent=2)
+    if groups.ready:
+        out += _wrap_to(t("roster.groups.ready", lang, count=groups.ready), width)
+    if groups.unusable:
+        out += _wrap_to(t("roster.groups.unusable", lang, count=len(groups.unusable),
+                          files=sep.join(short[f] for f in groups.unusable)), width)
+    return "\n".join(out) + "\n"
+
+
+def _verdict(verdict: str, lang: str) -> str:
+    from wizard.i18n import has, t
+
+    return t(f"advice.verdict.{verdict}", lang) if has(f"advice.verdict.{verdict}", lang) else verdict
+
+
+def _systems(systems: Iterable[tuple[str, str]], lang: str) -> str:
+    """"Linux, Python 3.11; Windows, Python 3.12": whose computers a fix is for."""
+    from wizard.i18n import has, t
+
+    said = []
+    for os_name, python in systems:
+        shown = t(f"roster.os.{os_name}", lang) if os_name and has(f"roster.os.{os_name}", lang) else os_name
+        minor = ".".join(python.split(".")[:2])
+        said.append(t("roster.groups.system", lang, os=_one_line(shown) or "?", python=_one_line(minor) or "?"))
+    return t("roster.groups.system-sep", lang).join(dict.fromkeys(said))
