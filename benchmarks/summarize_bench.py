@@ -3,7 +3,8 @@ and a class of 1,000 (issue 28), as a table, as CSV and as the HTML page.
 
     python -m benchmarks.summarize_bench [--runs N] [--reports N] [--scale N] [--keep DIR]
 
-The target (issue 13): summarizing 200 generated reports takes at most 1.5× the tomllib floor
+The target (issue 25, which relaxed issue 13's 1.5×): summarizing 200 generated reports takes at
+most 2.0× the tomllib floor
 below, for the table and for `--csv`: the ratio of the medians of the runs (seven by default),
 each run timing every case once, interleaved, as `check`'s benchmark does. The slowest run's
 own ratio (candidate / floor of that run) is printed beside it, not judged: on a shared 2-core
@@ -46,7 +47,7 @@ from pathlib import Path
 from benchmarks.harness import Figure, Timing, compare, print_table
 from tests.recorded import MACHINE_FILES
 
-TARGET_RATIO = 1.5      # at most this many times the floor, median against median
+TARGET_RATIO = 2.0      # at most this many times the floor, median against median
 TARGET_S = 0.5          # "well under a second": shown, not checked (it depends on the machine)
 SCALE = 1000            # issue 28: a big course's reports
 SCALE_TARGET_S = 2.0    # each output of those, median of the runs
