@@ -483,3 +483,21 @@ def test_what_nobody_knows_is_called_unknown_not_a_question_mark(capsys, lang, w
     out = capsys.readouterr().out
     assert code == 0 and word in out
     assert not re.search(r"(?:\s|\(|（|:|：)[?？](?:\s|\)|）|$)", out, flags=re.M), out
+
+
+@pytest.mark.parametrize("name, key", [("rtx4090-cu128-healthy", "keep-works"),
+                                       ("laptop-4060", "installed-not-gpu"),
+                                       ("vm-no-gpu", None)])
+def test_asked_for_a_command_it_first_says_whether_the_pytorch_there_is_worth_keeping(name, key, capsys):
+    """"Keep your PyTorch" is an answer: the command is for another environment, or a change."""
+    from tests.recorded import machine_path
+    from wizard.i18n import t
+
+    main(["torch-command", "--machine", str(machine_path(name)), "--lang", "en"])
+    out = " ".join(capsys.readouterr().out.split())
+    sentences = {k: " ".join(t(f"torch.command.{k}", "en", version="@").split()).split("@")[1][:40]
+                 for k in ("keep-works", "installed-not-gpu", "installed-unknown")}
+    said = [k for k, text in sentences.items() if text in out]
+    assert said == ([key] if key else [])
+    if key:   # said before the command, not after
+        assert out.index(sentences[key]) < out.index(t("torch.command.command", "en"))

@@ -117,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     # The install must land in the interpreter it was chosen for, whatever `pip` means on PATH.
     pip = facts.pop("_pip", "pip")
     ran = facts.pop("_ran", None)  # the Python run to learn its version, and those not run
+    installed = facts.pop("_installed", None)   # (version, runs on the GPU: True/False/unknown)
     if args.amd_gfx:
         facts["amd_gfx"] = tuple(args.amd_gfx)
     try:
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         # mends a byte that is not UTF-8, in the printed copy only).
         sys.stdout.write(json_text(payload) + "\n")
     else:
-        sys.stdout.write(render_text(choice, facts, source, lang, ran))
+        sys.stdout.write(render_text(choice, facts, source, lang, ran, installed))
     return 0 if choice.command else 1
 
 
@@ -151,9 +152,18 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
             return _bad(t("torch.command.bad-machine", lang, file=args.machine, error=exc))
         facts = machine_facts(machine)
         facts["_pip"] = pip_for(machine)
+        torch = machine.torch
+        if torch is not None and torch.status == "ok" and torch.version:
+            from wizard import judgement
+            from wizard.presentation import findings_for
+
+            facts["_installed"] = (torch.version, judgement.torch_uses_gpu(torch, findings_for(machine, lang)))
         return facts
 
-    return live_facts(args.python, lang, for_install=True, no_discover=args.no_discover)[0]
+    facts, _machine, _chosen, static = live_facts(args.python, lang, for_install=True, no_discover=args.no_discover)
+    if static.installed and static.version:
+        facts["_installed"] = (static.version, None)   # not imported here: whether it works is check's
+    return facts
 
 
 def _ran_json(ran) -> dict:
@@ -221,7 +231,7 @@ def _describe_machine(facts: dict, lang: str = "en") -> str:
     return t("torch.command.joiner", lang).join(parts)
 
 
-def render_text(choice, facts: dict, source: str, lang: str, ran=None) -> str:
+def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed=None) -> str:
     from wizard.i18n import t
     from wizard.textout import mark, safe, wrap
     from wizard.torch_china import china_lines, platform_of
@@ -243,6 +253,14 @@ def render_text(choice, facts: dict, source: str, lang: str, ran=None) -> str:
         for text in not_run_lines(ran, lang):
             line(text, 4 if text.startswith("- ") else 2, 2)
     line()
+    if installed is not None:
+        # Asked for a command, told first when there is a PyTorch to keep: installing is not
+        # the answer to everything.
+        version, works = installed
+        key = "torch.command.keep-works" if works else \
+            "torch.command.installed-unknown" if works is None else "torch.command.installed-not-gpu"
+        line(t(key, lang, version=version))
+        line()
     if choice.command:
         line(f"{mark('ok')} {t('torch.command.command', lang)}:")
         out.append("    " + choice.command)  # never wrapped: it must stay copy-pasteable
