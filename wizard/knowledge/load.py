@@ -189,13 +189,13 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
                 raise KnowledgeError(GPU_FILE, f'gpu[{gpu.index}] "{gpu.name}"', "markets",
                                      f"{market_id!r} is not a market in {file}")
 
-    def priced(table: str, cls: type) -> list[Any]:
+    def priced(table: str, cls: type, name_key: str = "gpu") -> list[Any]:
         out = []
         raw = data.get(table, [])
         if not isinstance(raw, list):
             raise KnowledgeError(file, "", table, f"must be [[{table}]] tables, not {type_name(raw)}")
         for position, entry in enumerate(raw):
-            label = entry_label(table, position, entry, "gpu")
+            label = entry_label(table, position, entry, name_key)
             item = read_entry(cls, file, label, entry)
             if item.market not in ids:
                 raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
@@ -226,7 +226,7 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
         if any(p.gpu == item.gpu and p.market == item.market for p in laptop_prices):
             raise KnowledgeError(file, label, "gpu", "has a [[laptop_price]] in this market as well")
         missing.append(item)
-    mac_prices, no_mac_prices = _load_macs(file, data, gpus, currency_of)
+    mac_prices, no_mac_prices = _load_macs(file, data, gpus, priced("mac_price", MacPrice, "model"), ids)
     out = MarketData(as_of=head.as_of, max_age_months=head.max_price_age_months, markets=tuple(markets),
                      prices=tuple(priced("price", MarketPrice)), rest_of_pc=tuple(priced("rest_of_pc", RestOfPc)),
                      laptop_prices=laptop_prices, no_laptop_prices=tuple(missing),
@@ -243,38 +243,26 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
     return out
 
 
-def _load_macs(file: str, data: dict[str, Any], gpus: Iterable[CatalogGpu], currency_of: dict[str, str]
-               ) -> tuple[tuple[MacPrice, ...], tuple[NoMacPrice, ...]]:
-    """[[mac_price]] and [[no_mac_price]]: Macs as a purchase, each an Apple chip of the catalog
-    with one of its memory sizes, priced in a market's own currency (never converted: Apple sets
-    each country's price itself); a market and kind of Mac is priced or said to have no price."""
+def _load_macs(file: str, data: dict[str, Any], gpus: Iterable[CatalogGpu], prices: list[MacPrice],
+               markets: set[str]) -> tuple[tuple[MacPrice, ...], tuple[NoMacPrice, ...]]:
+    """[[mac_price]] (read as every price is: market, currency, range) and [[no_mac_price]]:
+    Macs as a purchase, each an Apple chip of the catalog with one of its memory sizes, priced in
+    a market's own currency (never converted: Apple sets each country's price itself); a market
+    and kind of Mac is priced or said to have no price."""
     apple = {g.name: g for g in gpus if g.vendor == "apple"}
-    prices: list[MacPrice] = []
-    for table in ("mac_price", "no_mac_price"):
-        if not isinstance(data.get(table, []), list):
-            raise KnowledgeError(file, "", table, f"must be [[{table}]] tables, not {type_name(data[table])}")
-    for position, entry in enumerate(data.get("mac_price", [])):
-        label = entry_label("mac_price", position, entry, "model")
-        item = read_entry(MacPrice, file, label, entry)
+    for position, item in enumerate(prices):
+        label = entry_label("mac_price", position, data["mac_price"][position], "model")
         chip = apple.get(item.chip)
         if chip is None:
             raise KnowledgeError(file, label, "chip", f"{item.chip!r} is not an Apple chip in {GPU_FILE}")
         if chip.unified_memory_gb_options and item.memory_gb not in chip.unified_memory_gb_options:
             raise KnowledgeError(file, label, "memory_gb", f"{item.memory_gb} GB is not a memory size of the "
                                  f"{item.chip} ({', '.join(str(n) for n in chip.unified_memory_gb_options)})")
-        if item.market not in currency_of:
-            raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
-        if item.currency != currency_of[item.market]:
-            raise KnowledgeError(file, label, "currency",
-                                 f"prices in market {item.market!r} are in {currency_of[item.market]}")
-        if item.low is not None and item.low > item.amount:
-            raise KnowledgeError(file, label, "low", "is above amount (amount is the upper end)")
-        prices.append(item)
     missing: list[NoMacPrice] = []
-    for position, entry in enumerate(data.get("no_mac_price", [])):
+    for position, entry in enumerate(records_of(file, data, "no_mac_price")):
         label = entry_label("no_mac_price", position, entry, "market")
         none = read_entry(NoMacPrice, file, label, entry)
-        if none.market not in currency_of:
+        if none.market not in markets:
             raise KnowledgeError(file, label, "market", f"{none.market!r} is not a [[market]]")
         if any(p.market == none.market and p.form == none.form for p in prices):
             raise KnowledgeError(file, label, "form", f"a {none.form} Mac has a [[mac_price]] in this market as well")
