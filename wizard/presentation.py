@@ -166,9 +166,8 @@ def verify_lines(command: str, target: str | None, machine: Any, lang: str) -> t
     """The one-line check after `command`, with the Python it installed into, and what it prints."""
     if target not in _VERIFY_CODE:
         return ()
+    # The Python the command installs into; `pip install` and `uv pip install` name none.
     python = command.split(" -m pip ", 1)[0] if " -m pip " in command else "python"
-    if python.startswith(("uv ", "pip ")):
-        python = "python"
     line = f'{python} -c "{_VERIFY_CODE[target]}"'
     values: dict[str, str] = {}
     if target in ("cuda", "xpu"):
@@ -202,12 +201,10 @@ class RecordedAdvice:
     """A report's [recommendation] table as the presentation reads it."""
 
     verdict: str
-    headline: str = ""
     torch_command: str | None = None
     action: str | None = None
     action_finding: str | None = None
     newer_torch: str | None = None
-    torch_version: str | None = None
     torch_target: str | None = None
     platforms: tuple[Any, ...] = ()
 
@@ -222,10 +219,9 @@ def recorded_advice(table: Any) -> RecordedAdvice | None:
 
     platforms = table.get("platforms")
     return RecordedAdvice(
-        verdict=table["verdict"], headline=text("headline") or "", torch_command=text("torch_command"),
+        verdict=table["verdict"], torch_command=text("torch_command"),
         action=text("action"), action_finding=text("action_finding"),
-        newer_torch=text("newer_torch"),
-        torch_version=text("torch_version"), torch_target=text("torch_target"),
+        newer_torch=text("newer_torch"), torch_target=text("torch_target"),
         platforms=tuple(p for p in platforms if isinstance(p, dict)) if isinstance(platforms, list) else ())
 
 

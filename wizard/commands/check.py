@@ -57,38 +57,46 @@ def run(args: argparse.Namespace) -> int:
                                      others_early=True, nvml_job=nvml_job,
                                      no_discover=args.no_discover)
     from wizard.evaluate import evaluate
-    from wizard.findings import Finding, worst
-    from wizard.probe.model import machine_from_dict, to_dict
-    from wizard.report import redact_report
-    from wizard.textout import clean_strings
+    from wizard.findings import worst
 
     # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
-    # -m pip`), not the bare name redaction leaves. Then one redaction, the report's, over the
-    # machine and the findings' text alike, for JSON (made to be saved and shared). The text is
-    # for this terminal: its facts are redacted the same way, but a command to paste stays
-    # exact, as in torch-command and the wizard (wizard.presentation).
+    # -m pip`), not the bare name redaction leaves. What is made to be saved or pasted (JSON, the
+    # Markdown block) is then redacted in one pass, the report's; the text is for this terminal:
+    # the machine's identifiers redacted the same way, the Python and the findings as they are,
+    # as in torch-command and the wizard (wizard.presentation).
     findings = list(evaluate(machine, None, None, lang).findings)
-    exact, own_torch = findings, machine.torch
-    if not args.no_redact:
-        redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
-        machine = machine_from_dict(redacted["machine"])
-        findings = [Finding(**f) for f in redacted["findings"]]
     if args.markdown:
-        # Made to be pasted in public: the redacted facts, and the findings in English, like the
-        # bug trackers they go to.
-        english = findings if lang == "en" else _english_findings(machine, own_torch, args.no_redact)
-        sys.stdout.write(render_markdown(machine, english))
+        # Pasted in public: in English, like the bug trackers it goes to.
+        english = findings if lang == "en" else list(evaluate(machine, None, None, "en").findings)
+        sys.stdout.write(render_markdown(*_shared(machine, english, args.no_redact)))
     elif args.json:
         import json
 
-        payload = clean_strings({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
+        from wizard.probe.model import to_dict
+        from wizard.textout import clean_strings
+
+        shared, shared_findings = _shared(machine, findings, args.no_redact)
+        payload = clean_strings({"machine": to_dict(shared), "findings": [asdict(f) for f in shared_findings]})
         json.dump(payload, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        # The Python's path as it is: the fixes name it, and the user runs them here.
-        shown = [replace(f, fix=mine.fix) for f, mine in zip(findings, exact)]
-        sys.stdout.write(render_text(replace(machine, torch=own_torch), shown, lang, recorded=args.machine))
+        shared, _ = _shared(machine, [], args.no_redact)
+        sys.stdout.write(render_text(replace(shared, torch=machine.torch), findings, lang, recorded=args.machine))
     return 1 if worst(findings) == "error" else 0
+
+
+def _shared(machine, findings, no_redact: bool):
+    """(machine, findings) as they may be saved or pasted: one redaction over both, the report's."""
+    if no_redact:
+        return machine, findings
+    from dataclasses import asdict
+
+    from wizard.findings import Finding
+    from wizard.probe.model import machine_from_dict, to_dict
+    from wizard.report import redact_report
+
+    redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
+    return machine_from_dict(redacted["machine"]), [Finding(**f) for f in redacted["findings"]]
 
 
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
@@ -234,21 +242,6 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
     line(f"{t('present.action.heading', lang)}{t('check.sep', lang)}{shown.action_text}")
     return safe("\n".join(out) + "\n")
-
-
-def _english_findings(machine, own_torch, no_redact: bool):
-    """The findings in English, redacted like the rest of the block."""
-    from dataclasses import asdict, replace
-
-    from wizard.evaluate import evaluate
-    from wizard.findings import Finding
-    from wizard.report import redact_report
-
-    checked = replace(machine, torch=own_torch) if no_redact else machine
-    found = [asdict(f) for f in evaluate(checked, None, None, "en").findings]
-    if not no_redact:
-        found = redact_report({"findings": found})["findings"]
-    return [Finding(**f) for f in found]
 
 
 def environment_lines(torch, lang: str) -> list[str]:
