@@ -44,7 +44,7 @@ def present(machine: Any, findings: Iterable[Finding], recommendation: Any, lang
     findings = tuple(findings)
     rec = recommendation
     verdict = getattr(rec, "verdict", None)
-    action = _action_of(machine, findings, rec)
+    action = action_of(machine, findings, rec)
     command = getattr(rec, "torch_command", None) if rec is not None else None
     install = command if action.kind == "install" else None
     newer = getattr(rec, "newer_torch", None)
@@ -65,13 +65,14 @@ def present(machine: Any, findings: Iterable[Finding], recommendation: Any, lang
     )
 
 
-def _action_of(machine: Any, findings: tuple[Finding, ...], rec: Any) -> Action:
+def action_of(machine: Any, findings: tuple[Finding, ...], rec: Any) -> Action:
+    """The next step: the one the advice recorded, else the rule's (`check`, or a report saved
+    before the action was)."""
     if rec is None:
         return judgement.decide(machine, findings)
     kind = getattr(rec, "action", None)
     if kind in judgement.ACTIONS:
         return Action(kind, getattr(rec, "action_finding", None), bool(getattr(rec, "newer_torch", None)))
-    # A report saved before the action was: the same rule, from what it holds.
     return judgement.decide(machine, findings, rec.verdict)
 
 

@@ -233,7 +233,7 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
 
 def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[str, str], Student]:
     from wizard import judgement
-    from wizard.presentation import findings_of, recorded_advice
+    from wizard.presentation import action_of, findings_of, recorded_advice
     from wizard.probe.model import machine_from_dict
 
     machine = report.get("machine", {})
@@ -255,13 +255,13 @@ def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[
         torch_text = torch.get("status", "unknown")
     vram = best.get("vram_gb") if best else None
     # The problem to act on and its fix, as `report show` and the wizard say it: the action the
-    # report recorded (else judgement.decide's, as wizard.presentation does), the install line
+    # report recorded (else judgement.decide's: wizard.presentation.action_of), the install line
     # when installing is the next step (the command for this student's OS and Python, as
     # saved), else the finding's own fix. Not present() itself: its wording imports the advice
     # and the market's records, which a roster of 1,000 reports never needs.
     advice = recorded_advice(rec)
     try:
-        action = _action(facts, findings, advice)
+        action = action_of(facts, findings, advice)
     except Exception:  # an invalid report's row is best effort
         action = None
     first = judgement.leading(findings)
@@ -301,16 +301,6 @@ def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[
         findings=tuple((f.severity, f.title, f.detail, f.fix) for f in findings))
     # An invalid report's row is best effort: a name that is a number, a verdict that is a table.
     return {key: value if isinstance(value, str) else "" for key, value in row.items()}, student
-
-
-def _action(machine: Any, findings: Any, advice: Any) -> Any:
-    """The one thing to do next: the action the report recorded, else the rule's (for a report
-    saved before actions were), as wizard.presentation decides it."""
-    from wizard import judgement
-
-    if advice is not None and advice.action in judgement.ACTIONS:
-        return judgement.Action(advice.action, advice.action_finding, bool(advice.newer_torch))
-    return judgement.decide(machine, findings, advice.verdict if advice is not None else None)
 
 
 def _next_step(machine: Any, findings: Any, advice: Any, action: Any, lang: str) -> str:
