@@ -11,7 +11,7 @@ the reason.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -215,17 +215,13 @@ def _load_market(folder: Path, gpus: Iterable[CatalogGpu], currencies: Iterable[
 
     laptops = {g.name for g in gpus if g.segment == "laptop"}
     laptop_prices = tuple(priced("laptop_price", LaptopPrice))
-    missing: list[NoLaptopPrice] = []
-    for position, entry in enumerate(records_of(file, data, "no_laptop_price")):
-        label = entry_label("no_laptop_price", position, entry, "gpu")
-        item = read_entry(NoLaptopPrice, file, label, entry)
+    missing = _unpriced(file, data, "no_laptop_price", NoLaptopPrice, "gpu", ids,
+                        lambda item: any(p.gpu == item.gpu and p.market == item.market for p in laptop_prices),
+                        "has a [[laptop_price]] in this market as well")
+    for position, item in enumerate(missing):
         if item.gpu not in laptops:
+            label = entry_label("no_laptop_price", position, data["no_laptop_price"][position], "gpu")
             raise KnowledgeError(file, label, "gpu", f"{item.gpu!r} is not a laptop GPU (segment \"laptop\")")
-        if item.market not in ids:
-            raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
-        if any(p.gpu == item.gpu and p.market == item.market for p in laptop_prices):
-            raise KnowledgeError(file, label, "gpu", "has a [[laptop_price]] in this market as well")
-        missing.append(item)
     mac_prices, no_mac_prices = _load_macs(file, data, gpus, priced("mac_price", MacPrice, "model"), ids)
     out = MarketData(as_of=head.as_of, max_age_months=head.max_price_age_months, markets=tuple(markets),
                      prices=tuple(priced("price", MarketPrice)), rest_of_pc=tuple(priced("rest_of_pc", RestOfPc)),
@@ -258,13 +254,23 @@ def _load_macs(file: str, data: dict[str, Any], gpus: Iterable[CatalogGpu], pric
         if chip.unified_memory_gb_options and item.memory_gb not in chip.unified_memory_gb_options:
             raise KnowledgeError(file, label, "memory_gb", f"{item.memory_gb} GB is not a memory size of the "
                                  f"{item.chip} ({', '.join(str(n) for n in chip.unified_memory_gb_options)})")
-    missing: list[NoMacPrice] = []
-    for position, entry in enumerate(records_of(file, data, "no_mac_price")):
-        label = entry_label("no_mac_price", position, entry, "market")
-        none = read_entry(NoMacPrice, file, label, entry)
-        if none.market not in markets:
-            raise KnowledgeError(file, label, "market", f"{none.market!r} is not a [[market]]")
-        if any(p.market == none.market and p.form == none.form for p in prices):
-            raise KnowledgeError(file, label, "form", f"a {none.form} Mac has a [[mac_price]] in this market as well")
-        missing.append(none)
+    missing = _unpriced(file, data, "no_mac_price", NoMacPrice, "market", markets,
+                        lambda none: any(p.market == none.market and p.form == none.form for p in prices),
+                        "a Mac of this form has a [[mac_price]] in this market as well", field="form")
     return tuple(prices), tuple(missing)
+
+
+def _unpriced(file: str, data: dict[str, Any], table: str, cls: type, name_key: str, markets: set[str],
+              priced_too: Callable[[Any], bool], twice: str, field: str | None = None) -> list[Any]:
+    """A [[no_..._price]] table: what was looked for and not found in a market, said rather than
+    left out; never beside a price for the same thing in the same market."""
+    out = []
+    for position, entry in enumerate(records_of(file, data, table)):
+        label = entry_label(table, position, entry, name_key)
+        item = read_entry(cls, file, label, entry)
+        if item.market not in markets:
+            raise KnowledgeError(file, label, "market", f"{item.market!r} is not a [[market]]")
+        if priced_too(item):
+            raise KnowledgeError(file, label, field or name_key, twice)
+        out.append(item)
+    return out
