@@ -1,7 +1,7 @@
 """Build hook: content/SHA256SUMS matches the content files that go into the wheel.
 
 The installed wizard trusts a content file whose sha256 is in the manifest and parses only
-the others (wizard/content.py `check_installation`), so a wheel must never carry a stale
+the others (wizard/knowledge/content.py `check_installation`), so a wheel must never carry a stale
 manifest: it is rewritten here whenever content/ changed since it was last written.
 """
 
@@ -20,7 +20,7 @@ class ContentManifestHook(BuildHookInterface):
         root = Path(self.root)
         # Loaded by path: the package is not importable (nor installed) while it is built.
         spec = importlib.util.spec_from_file_location(
-            "_gpu_wizard_content_manifest", root / "wizard" / "content_manifest.py")
+            "_gpu_wizard_content_manifest", root / "wizard" / "knowledge" / "manifest.py")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         if module.write_manifest(root / "content"):

@@ -70,9 +70,10 @@ def generate(folder: Path, count: int = 200) -> list[Path]:
     """`count` report files in `folder` (a few deliberately broken); their paths, in order."""
     from wizard.answers import Answers
     from wizard.evaluate import evaluate
-    from wizard.knowledge import load_knowledge
-    from wizard.probe.model import machine_from_dict
-    from wizard.report import build_report, dumps_report
+    from wizard.knowledge.load import load_knowledge
+    from wizard.probe.facts import machine_from_dict
+    from wizard.report.building import build_report
+    from wizard.report.saving import dumps_report
 
     knowledge = load_knowledge()
     goals = [g for g in _GOALS if g in knowledge.goal_ids] or list(knowledge.goal_ids)

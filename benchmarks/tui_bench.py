@@ -163,7 +163,7 @@ def child_wizard(started: float, machine_file: str | None, why: bool = False) ->
 
     machine = None
     if machine_file:
-        from wizard.machine_file import load_machine
+        from wizard.machine.recorded import load_machine
 
         machine = load_machine(machine_file)
     app = make_app("en", machine=machine, ascii_marks=False)

@@ -27,13 +27,13 @@ from textual.message import Message
 import screens
 from screens.step import STEPS, StepScreen, localized
 from wizard.evaluate import TorchChooser
-from wizard.i18n import language_from_env, t
-from wizard.live import PROBES, Live, Probes, failure, from_machine, this_machine_probes
+from wizard.machine.live import PROBES, Live, Probes, failure, from_machine, this_machine_probes
 from wizard.state import WizardState
-from wizard.textout import ascii_terminal, clean_arrived, clean_strings
+from wizard.text.i18n import language_from_env, t
+from wizard.text.output import ascii_terminal, clean_arrived, clean_strings
 
 if TYPE_CHECKING:
-    from wizard.machine_file import Recording
+    from wizard.machine.recorded import Recording
 
 CSS_FILE = Path(screens.__file__).resolve().parent / "wizard.tcss"
 
@@ -300,8 +300,8 @@ class WizardApp(App[int]):
         installation then ends with a sentence naming the file, not a crash at step 4."""
         fatal = None
         try:
-            from wizard.content import ContentError, check_installation
-            from wizard.torch_matrix import load_matrix
+            from wizard.knowledge.content import ContentError, check_installation
+            from wizard.pytorch.matrix import load_matrix
 
             damaged = tuple(str(problem) for problem in check_installation())
             try:
@@ -310,7 +310,7 @@ class WizardApp(App[int]):
             except ContentError as exc:
                 fatal = exc
         except Exception as exc:  # the check itself must not take the wizard down
-            from wizard.content import ContentError
+            from wizard.knowledge.content import ContentError
 
             fatal, damaged = ContentError("content/", f"{type(exc).__name__}: {exc}"), ()
         self._post(ContentChecked(fatal, damaged))
@@ -345,7 +345,8 @@ class WizardApp(App[int]):
         # and in one thread: imported before it they cost start-up ~30 ms, and imported by
         # four probe threads at once they compete with the event loop four times over.
         try:
-            from wizard.probe import gather, system, torch  # noqa: F401
+            from wizard.probe import gather, system  # noqa: F401
+            from wizard.pytorch import probe
         except Exception:  # each probe reports its own failure below
             pass
         for name in PROBES:
@@ -373,7 +374,7 @@ class WizardApp(App[int]):
         # What a probe read came from outside (a tool, a driver, the user's torch): shown
         # literally, never as escape sequences.
         live = self.state.live
-        if message.error is not None:   # wizard.live.failure has made it safe to show
+        if message.error is not None:   # wizard.machine.live.failure has made it safe to show
             self._set_live(live.with_failure(message.name, message.error))
         else:
             self._set_live(live.with_result(message.name, clean_arrived(message.result)))
@@ -411,7 +412,7 @@ class WizardApp(App[int]):
 
     def on_ask_to_run(self, message: AskToRun) -> None:
         from screens.run_python import RunAnswer, RunPythonDialog
-        from wizard.textout import near_path
+        from wizard.text.output import near_path
 
         def answered(answer: RunAnswer | None) -> None:
             answer = answer or RunAnswer(False, False)
@@ -450,7 +451,7 @@ class WizardApp(App[int]):
         if result.get("torch") is not None:
             self._torch_generation += 1
             _, bench, note = self.state.live.torch or (None, None, None)
-            from wizard.probe.model import ProbeNote
+            from wizard.probe.facts import ProbeNote
 
             self._set_live(self.state.live.with_result(
                 "torch", (result["torch"], bench, note or ProbeNote("torch", "ok"))))
@@ -501,7 +502,7 @@ def make_app(
 ) -> WizardApp:
     """The wizard for a recorded `machine`, injected `probes`, or (neither) this machine.
 
-    `replay` (a wizard.machine_file.Recording) replays a saved report: its machine, answers
+    `replay` (a wizard.machine.recorded.Recording) replays a saved report: its machine, answers
     pre-filled, and a banner on every step.
     """
     report = Path(report_path) if report_path is not None else None
@@ -534,8 +535,8 @@ def run_app(args: argparse.Namespace) -> int:
     lang = getattr(args, "lang", None)
     replay = None
     if getattr(args, "machine", None):
-        from wizard.knowledge import load_knowledge
-        from wizard.machine_file import MachineFileError, load_recording
+        from wizard.knowledge.load import load_knowledge
+        from wizard.machine.recorded import MachineFileError, load_recording
 
         try:
             # Damaged data files (KnowledgeError) are wizard.cli's to report.
@@ -559,7 +560,7 @@ def run_app(args: argparse.Namespace) -> int:
                    gpu_test=not getattr(args, "no_gpu_test", False),
                    redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     if app.content_fatal is not None:
         raise app.content_fatal  # main() says it in one line, the way every command does

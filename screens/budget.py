@@ -13,7 +13,7 @@ from screens.panels import Check, budget_checks
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
 from wizard.answers import BudgetReading, read_budget
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from wizard.i18n import t
-from wizard.textout import cell_width
+from wizard.text.i18n import t
+from wizard.text.output import cell_width
 
 MAX_LABEL = 26
 

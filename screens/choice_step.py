@@ -10,7 +10,7 @@ from textual.widgets import Static
 from screens.panels import Check
 from screens.step import StepScreen, ui
 from screens.widgets import Choices
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

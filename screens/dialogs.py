@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from screens.step import ui
 from screens.widgets import Guide, VisibleText, shown_text
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 
 def ascii_borders(dialog: ModalScreen) -> None:

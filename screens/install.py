@@ -20,8 +20,8 @@ from textual.widgets import Button, Log, Static
 from screens.dialogs import ascii_borders
 from screens.step import ui
 from screens.widgets import shown_text
-from wizard.i18n import t
-from wizard.textout import asciify, wrap
+from wizard.text.i18n import t
+from wizard.text.output import asciify, wrap
 
 
 class InstallScreen(ModalScreen[Optional[dict]]):
@@ -46,9 +46,9 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         return Content(shown_text(asciify(text) if self.ascii_marks else text))
 
     def compose(self) -> ComposeResult:
-        from wizard.probe.model import TorchInfo
-        from wizard.torch_installer import interpreter_is_own
-        from wizard.torch_lines import interpreter_line
+        from wizard.probe.facts import TorchInfo
+        from wizard.pytorch.installer import interpreter_is_own
+        from wizard.pytorch.wording import interpreter_line
 
         plan, lang = self.plan, self.lang
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
@@ -93,7 +93,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         if event.button.id == "install-go" and not self.running and self.outcome is None:
             self.start()
         elif event.button.id == "install-mirror" and not self.running and self.mirror is not None:
-            from wizard.torch_installer import with_mirror
+            from wizard.pytorch.installer import with_mirror
 
             self.plan = with_mirror(self.plan, self.mirror)
             self.query_one("#install-command", Static).update(Content(shown_text(self.plan.shown)))
@@ -117,7 +117,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         threading.Thread(target=self._run, daemon=True, name="install-torch").start()
 
     def _run(self) -> None:
-        from wizard.torch_installer import record, stream_install, verify
+        from wizard.pytorch.installer import record, stream_install, verify
 
         self.output = []
 
@@ -152,7 +152,7 @@ class InstallScreen(ModalScreen[Optional[dict]]):
 
     def _failure(self, status: int | None) -> str:
         """One line for what went wrong; a network failure says so and offers a mirror."""
-        from wizard.torch_installer import index_unreachable, mirrors_for
+        from wizard.pytorch.installer import index_unreachable, mirrors_for
 
         if not index_unreachable(self.output):
             return t("torch.install.pip-failed", self.lang, tool=self.plan.via,

@@ -27,7 +27,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from wizard.textout import break_offsets, break_units, is_cjk
+from wizard.text.output import break_offsets, break_units, is_cjk
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")

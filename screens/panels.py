@@ -11,15 +11,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wizard import judgement
-from wizard.evidence import chassis_evidence_text
-from wizard.i18n import t
-from wizard.live import Live
+from wizard.diagnosis import judgement
+from wizard.machine.live import Live
 from wizard.presentation import findings_for
-from wizard.textout import count_text, gb_text
+from wizard.text.evidence import chassis_evidence_text
+from wizard.text.i18n import t
+from wizard.text.output import count_text, gb_text
 
 if TYPE_CHECKING:
-    from wizard.probe.model import Gpu, Machine, TorchInfo
+    from wizard.probe.facts import Gpu, Machine, TorchInfo
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def num(value: float | None, lang: str) -> str:
 
 
 def gb(value: float | None, lang: str) -> str:
-    """Memory as every other screen says it: a driver's 11.99 is 12 GB (one rule, wizard.textout)."""
+    """Memory as every other screen says it: a driver's 11.99 is 12 GB (one rule, wizard.text.output)."""
     return t("check.unknown", lang) if value is None else gb_text(value)
 
 
@@ -145,7 +145,7 @@ def torch_check(live: Live, lang: str) -> Check:
 
 def torch_text(info: TorchInfo, lang: str) -> str:
     try:
-        from wizard.torch_lines import torch_message
+        from wizard.pytorch.wording import torch_message
     except ImportError:  # a build without the torch probe
         return info.message or info.status
     return torch_message(info, lang)

@@ -17,8 +17,8 @@ from textual.widgets import Button, Static
 
 from screens import markdown_lite
 from screens.widgets import Guide, shown_text
-from wizard.i18n import t
-from wizard.textout import asciify
+from wizard.text.i18n import t
+from wizard.text.output import asciify
 
 
 class GuidePane(VerticalScroll):
@@ -120,8 +120,8 @@ def words_screen(lang: str, ascii_marks: bool = False, section: int | None = Non
 
 def open_word(screen: Screen, term_id: str, lang: str, ascii_marks: bool) -> None:
     """The Words page over `screen`, at the explanation of `term_id` (a linked term's click)."""
-    from wizard.content import ContentError
-    from wizard.glossary import terms
+    from wizard.knowledge.content import ContentError
+    from wizard.text.glossary import terms
 
     try:
         section = next((term.section for term in terms(lang) if term.id == term_id), None)

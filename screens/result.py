@@ -15,8 +15,8 @@ from screens.panels import Check, benchmark_checks, gb, torch_size_text
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import Bullets, CheckPanel, Guide, shown_text
 from wizard.advise import format_money
-from wizard.i18n import t
-from wizard.textout import asciify
+from wizard.text.i18n import t
+from wizard.text.output import asciify
 
 if TYPE_CHECKING:
     from wizard.evaluate import Outcome
@@ -239,8 +239,8 @@ class ResultScreen(StepScreen):
         return joiner.join((ui("result.why_big", self.lang), torch_size_text(self.state.live, self.lang)))
 
     def _china(self, command: str) -> list[Any]:
-        """In Chinese only: the same install from mirrors in mainland China (wizard.torch_china)."""
-        from wizard.torch_china import china_lines_for_machine
+        """In Chinese only: the same install from mirrors in mainland China (wizard.pytorch.mirrors)."""
+        from wizard.pytorch.mirrors import china_lines_for_machine
 
         outcome = self.state.outcome()
         lines = china_lines_for_machine(command, outcome.machine if outcome else None, self.lang)

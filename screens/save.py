@@ -12,8 +12,8 @@ from textual.widgets import Button, Input, Static
 from screens.panels import Check
 from screens.step import BASE_KEYS, StepScreen, ui
 from screens.widgets import VisibleText
-from wizard.i18n import t
-from wizard.report import ReportError, ReportExistsError
+from wizard.report.errors import ReportError, ReportExistsError
+from wizard.text.i18n import t
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

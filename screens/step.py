@@ -28,9 +28,9 @@ from screens.markdown_lite import Wrapped
 from screens.panels import Check
 from screens.reader import GuidePane
 from screens.widgets import CheckPanel, Guide, KeysFooter, clip, shown_text
-from wizard.content import ContentError, content_dir, read_page
-from wizard.i18n import t
-from wizard.textout import asciify
+from wizard.knowledge.content import ContentError, content_dir, read_page
+from wizard.text.i18n import t
+from wizard.text.output import asciify
 
 if TYPE_CHECKING:
     from wizard.state import WizardState

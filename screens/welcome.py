@@ -36,7 +36,7 @@ class WelcomeScreen(StepScreen):
         info = self.state.live.torch_info()
         if info is None or not info.interpreter:
             return ui("python.looking", self.lang)
-        from wizard.torch_lines import interpreter_line
+        from wizard.pytorch.wording import interpreter_line
 
         text = interpreter_line(info, self.lang)
         if info.other_pythons:

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from screens.markdown_lite import Wrapped
 from screens.panels import Check, errors_first
 from screens.textual_workarounds import footer_bindings_ready
-from wizard.textout import ASCII_MARKS, MARKS, asciify
+from wizard.text.output import ASCII_MARKS, MARKS, asciify
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -98,8 +98,8 @@ class Guide(Static):
         self.update(markdown_lite.render(self.markdown, styles))
 
     def _link_terms(self, text: Text) -> None:
-        from wizard.content import ContentError
-        from wizard.glossary import first_uses
+        from wizard.knowledge.content import ContentError
+        from wizard.text.glossary import first_uses
 
         try:
             hits = first_uses(text.plain, self.terms_lang or "en", set(self.linked))
@@ -132,7 +132,7 @@ def shown_text(text: str) -> str:
     message or a replayed report can carry escape sequences, and the last line of defence is
     here, where everything is drawn. An interpreter's path arrives as it is (it is run), so a byte
     of it that is not UTF-8 is mended here too: the terminal is written UTF-8."""
-    from wizard.textout import shown
+    from wizard.text.output import shown
 
     return shown(text)
 
@@ -143,7 +143,7 @@ class VisibleText(Highlighter):
     the value itself stays exactly what it is (the report is saved under that very path)."""
 
     def highlight(self, text: Text) -> None:
-        from wizard.textout import has_hidden
+        from wizard.text.output import has_hidden
 
         if has_hidden(text.plain):
             text.plain = "".join("\ufffd" if has_hidden(ch) else ch for ch in text.plain)

@@ -23,8 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from screens.markdown_lite import Wrapped
-from wizard.i18n import t
-from wizard.textout import asciify, wrap_glued
+from wizard.text.i18n import t
+from wizard.text.output import asciify, wrap_glued
 
 if TYPE_CHECKING:
     from textual.app import App

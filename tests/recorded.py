@@ -20,6 +20,6 @@ def machine_path(name: str) -> Path:
 
 def machine(name: str, lang: str = "en"):
     """One recorded machine, loaded as the CLI's --machine loads it."""
-    from wizard.machine_file import load_machine
+    from wizard.machine.recorded import load_machine
 
     return load_machine(machine_path(name), lang)

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from tests.recorded import MACHINE_FILES, machine_path
 from wizard.advise import PICK_SEGMENTS, Recommendation, advise, gpu_candidates, rank_platforms
 from wizard.answers import Answers
-from wizard.diagnose import diagnose
-from wizard.findings import Finding
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import Gpu, Machine, NvidiaInfo, TorchInfo, machine_from_dict
-from wizard.report import VERDICTS
+from wizard.diagnosis.diagnose import diagnose
+from wizard.diagnosis.findings import Finding
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import Gpu, Machine, NvidiaInfo, TorchInfo, machine_from_dict
+from wizard.report.fields import VERDICTS
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -498,7 +498,7 @@ def test_a_laptop_user_is_told_the_whole_pc_does_not_fit_even_when_the_card_woul
 
 
 def test_the_advice_for_a_gpu_the_newest_pytorch_dropped_says_its_support_ended(machines, knowledge):
-    from wizard.install import choose_for_machine
+    from wizard.pytorch.choose import choose_for_machine
 
     pascal = machines["desktop-1080ti"]
     choice = choose_for_machine(pascal, "en")

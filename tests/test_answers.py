@@ -19,8 +19,8 @@ from wizard.answers import (
     read_budget,
     unknown_answer_keys,
 )
-from wizard.i18n import has
-from wizard.knowledge import load_knowledge
+from wizard.knowledge.load import load_knowledge
+from wizard.text.i18n import has
 
 GOOD = {"need_gpu": "yes", "has_nvidia": "no", "form_factor": "laptop", "budget_amount": 5000,
         "budget_currency": "CNY", "goal": "learning"}

@@ -22,13 +22,13 @@ from tests.pilot import answer, at_step, choose, save, shown, squeeze, type_budg
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.advise import advise
 from wizard.answers import Answers
-from wizard.diagnose import diagnose
-from wizard.i18n import t
-from wizard.install import choose_for_machine
-from wizard.knowledge import load_knowledge
-from wizard.live import Probes, from_machine
-from wizard.probe.model import Benchmark
-from wizard.report import validate_report
+from wizard.diagnosis.diagnose import diagnose
+from wizard.knowledge.load import load_knowledge
+from wizard.machine.live import Probes, from_machine
+from wizard.probe.facts import Benchmark
+from wizard.pytorch.choose import choose_for_machine
+from wizard.report.validate import validate_report
+from wizard.text.i18n import t
 
 pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
@@ -795,7 +795,7 @@ def test_recorded_machine_and_live_probes_give_the_same_machine(name):
     machine and a live one the same way."""
     from dataclasses import replace
 
-    from wizard.identify import localize
+    from wizard.machine.identify import localize
 
     recorded = machine(name)
     # Without the recording beside them, gpus() and machine() use only what the probes filled.
@@ -825,7 +825,7 @@ def test_chart_bars_scale_to_the_largest_value_and_cut_long_labels():
     assert lines[0].count("#") == 2 * lines[1].count("#")
     assert "#" not in lines[2] and lines[2].endswith("no price")
     # Labels share one column, cut to fit (Chinese characters count two cells).
-    from wizard.textout import cell_width
+    from wizard.text.output import cell_width
 
     starts = {cell_width(line.split(" #")[0].split(" no price")[0][:26]) for line in lines[:2]}
     assert len(starts) == 1
@@ -874,7 +874,7 @@ def test_guide_markdown_wraps_chinese_between_characters_with_hanging_indent():
     lines = drawn.splitlines()
     assert lines[0].startswith("• 两张卡")
     assert all(line.startswith("  ") for line in lines[1:])      # hanging indent
-    from wizard.textout import cell_width
+    from wizard.text.output import cell_width
 
     assert all(cell_width(line) <= 24 for line in lines)
     assert all(not line.strip().startswith(("，", "。")) for line in lines)  # no line starts with ，
@@ -888,8 +888,8 @@ def test_guide_markdown_ascii_bullets():
 
 
 def test_every_guide_page_renders_at_40_columns():
-    from wizard.content import content_dir
-    from wizard.textout import cell_width
+    from wizard.knowledge.content import content_dir
+    from wizard.text.output import cell_width
 
     for page in sorted(content_dir().glob("*/*.md")):
         drawn = _draw(page.read_text(encoding="utf-8"), width=40)

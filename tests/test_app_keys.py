@@ -16,7 +16,7 @@ from screens.step import STEPS
 from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
 from tests.pilot import at_step, save, screen_rows, type_budget, until, walk
 from tests.recorded import machine
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 pytestmark = pytest.mark.usefixtures("quiet_terminal")
 

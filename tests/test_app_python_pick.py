@@ -13,8 +13,8 @@ from textual.widgets import Input, OptionList, Static
 from screens.app import make_app
 from tests.pilot import at_step, shown, squeeze, until
 from tests.recorded import machine
-from wizard.live import Probes, from_machine
-from wizard.probe.model import OtherPython
+from wizard.machine.live import Probes, from_machine
+from wizard.probe.facts import OtherPython
 
 OTHER = sys.executable  # listed Pythons exist: the pick is checked like a typed path
 
@@ -129,8 +129,8 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
     from textual.widgets import Log
 
     from tests.pilot import save, walk
-    from wizard import torch_installer
-    from wizard.probe.model import GpuTest
+    from wizard.probe.facts import GpuTest
+    from wizard.pytorch import installer
 
     fake = PickableProbes()
     fake.release.set()
@@ -148,8 +148,8 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
                        gpu_tests=(GpuTest("cuda:0", "ok", name="NVIDIA GeForce RTX 4060 Laptop GPU", seconds=0.4),))
         return "gpu-ok", info, []
 
-    monkeypatch.setattr(torch_installer, "stream_install", fake_stream)
-    monkeypatch.setattr(torch_installer, "verify", fake_verify)
+    monkeypatch.setattr(installer, "stream_install", fake_stream)
+    monkeypatch.setattr(installer, "verify", fake_verify)
     app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(100, 36)) as pilot:
         await walk(pilot)

@@ -1,7 +1,7 @@
 """A recorded machine with a bad value fails where it is read, the same way for every command.
 
 `check --machine`, the headless run and the wizard all read the file through
-wizard.machine_file, so a value that breaks the schema (a compute capability that is not a
+wizard.machine.recorded, so a value that breaks the schema (a compute capability that is not a
 number, a negative size) ends each of them with exit status 2 and one line naming the key,
 before any advice, report or screen: never a traceback from the code that would use it.
 """
@@ -16,8 +16,8 @@ import pytest
 import tomli_w
 
 from tests.test_headless import GOOD as ANSWERS  # a valid answers file
-from wizard import live as live_module
 from wizard.cli import main
+from wizard.machine import live as live_module
 
 MACHINES = Path(__file__).parent / "machines"
 

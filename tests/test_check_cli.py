@@ -196,7 +196,7 @@ def test_check_reads_the_amd_and_intel_tables_only_for_such_a_gpu(machine, loade
     file = tmp_path / machine
     file.write_text(tomli_w.dumps(data), encoding="utf-8")
     code = ("import sys\nfrom wizard.cli import main\nstatus = main(['check', '--json', '--machine', sys.argv[1]])\n"
-            "print(status, 'wizard.vendor_gpus' in sys.modules, file=sys.stderr)")
+            "print(status, 'wizard.pytorch.vendor_gpus' in sys.modules, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, str(file)], capture_output=True, text=True, timeout=60)
     status, seen = done.stderr.strip().splitlines()[-1].split()
     assert status in ("0", "1") and seen == str(loaded), done.stderr

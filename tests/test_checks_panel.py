@@ -16,8 +16,8 @@ from screens.panels import Check, errors_first
 from screens.widgets import CheckPanel
 from tests.pilot import at_step, screen_rows, squeeze, until
 from tests.recorded import machine
-from wizard.diagnose import diagnose
-from wizard.i18n import t
+from wizard.diagnosis.diagnose import diagnose
+from wizard.text.i18n import t
 
 pytestmark = pytest.mark.usefixtures("quiet_terminal")
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from wizard import content
-from wizard.content_manifest import MANIFEST_NAME, manifest_text, parse_manifest, write_manifest
+from wizard.knowledge import content
+from wizard.knowledge.manifest import MANIFEST_NAME, manifest_text, parse_manifest, write_manifest
 
 
 def test_the_committed_manifest_matches_content():
     root = content.content_dir()
     committed = (root / MANIFEST_NAME).read_text(encoding="utf-8")
     assert committed == manifest_text(root), (
-        "content/ changed since content/SHA256SUMS was written: run `python -m wizard.content_manifest`")
+        "content/ changed since content/SHA256SUMS was written: run `python -m wizard.knowledge.manifest`")
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import tomllib
 
 import pytest
 
-from wizard.content import content_dir
-from wizard.knowledge import load_knowledge
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.load import load_knowledge
 
 PAGES = ("welcome", "need-gpu", "nvidia", "form-factor", "budget", "goal", "torch-size", "cloud", "result", "words")
 LANGS = ("en", "zh")
@@ -155,7 +155,7 @@ def test_guide_strings_have_the_same_keys_and_placeholders():
 
 def test_guide_strings_cover_every_choice_the_wizard_offers():
     en = strings("en")
-    from wizard.i18n import has
+    from wizard.text.i18n import has
 
     for verdict in VERDICTS:
         # The verdict's name lives with the advice (one name everywhere); its hint here.

@@ -14,7 +14,7 @@ def core_modules() -> list[str]:
 
 def test_core_module_list_is_not_empty():
     modules = core_modules()
-    assert "wizard.probe.gather" in modules and "wizard.diagnose" in modules
+    assert "wizard.probe.gather" in modules and "wizard.diagnosis.diagnose" in modules
 
 
 def test_importing_every_core_module_does_not_load_textual():

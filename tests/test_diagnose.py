@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from wizard.diagnose import diagnose, hardware_findings
-from wizard.identify import assemble, localize
-from wizard.nvidia_explain import refine_reason
+from wizard.diagnosis.diagnose import diagnose, hardware_findings
+from wizard.diagnosis.nvidia_cause import refine_reason
+from wizard.machine.identify import assemble, localize
+from wizard.probe.facts import Gpu, Machine, NvidiaInfo, ProbeNote
 from wizard.probe.gather import HardwareResult, NvidiaResult, merge_gpus
-from wizard.probe.model import Gpu, Machine, NvidiaInfo, ProbeNote
 from wizard.probe.system import SystemFacts
 
 NO_LIB = NvidiaInfo(status="no-library", reason="no-library", error_code=12)

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from wizard.diagnose_torch import torch_findings
-from wizard.i18n import has
-from wizard.probe.model import Gpu, Machine, NvidiaInfo, TorchDevice, TorchInfo
+from wizard.probe.facts import Gpu, Machine, NvidiaInfo, TorchDevice, TorchInfo
+from wizard.pytorch.causes import torch_findings
+from wizard.text.i18n import has
 
 CU12_LEGACY = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 CU128_28 = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
@@ -279,7 +279,7 @@ def test_redacted_machine_still_diagnoses():
 
 def test_a_present_but_unusable_gpu_is_not_called_absent_and_macs_are_told_mps():
     from tests.recorded import machine
-    from wizard.diagnose_torch import torch_findings
+    from wizard.pytorch.causes import torch_findings
 
     nouveau = [f.id for f in torch_findings(machine("nouveau"), "en")]
     assert "torch-gpu-not-usable-yet" in nouveau and "torch-cpu-only" not in nouveau

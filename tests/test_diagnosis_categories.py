@@ -15,9 +15,9 @@ import pytest
 
 from tests.recorded import MACHINE_NAMES, MACHINES
 from wizard.cli import main
-from wizard.diagnose import diagnose
-from wizard.findings import worst
-from wizard.probe.model import Machine, machine_from_dict
+from wizard.diagnosis.diagnose import diagnose
+from wizard.diagnosis.findings import worst
+from wizard.probe.facts import Machine, machine_from_dict
 
 
 def load(stem: str) -> Machine:
@@ -208,7 +208,7 @@ def test_cuda_visible_devices_hiding_every_gpu_is_named():
 
 
 def test_an_apu_beside_a_radeon_card_is_named_with_the_way_round_it():
-    from wizard.probe.model import Gpu
+    from wizard.probe.facts import Gpu
 
     m = load("amd-rx7900")   # the same desktop's Raphael iGPU (1002:164e, in the real rocm-smi output)
     raphael = Gpu(vendor="amd", name="Raphael", source="pci", pci_id="1002:164e", kernel_driver="amdgpu",
@@ -246,7 +246,7 @@ def test_the_fix_that_worked_is_said_in_chinese_too(stem):
 
 def _all_text(machine: Machine, lang: str) -> str:
     from wizard.commands.check import render_text
-    from wizard.identify import localize
+    from wizard.machine.identify import localize
 
     machine = localize(machine, lang)
     return render_text(machine, diagnose(machine, lang), lang)
@@ -262,7 +262,7 @@ def test_nothing_tells_an_amd_user_in_wsl_to_install_the_nvidia_driver(lang):
 
 
 def test_a_working_rocm_in_wsl_is_ready_and_names_no_nvidia_problem():
-    from wizard.probe.model import TorchDevice
+    from wizard.probe.facts import TorchDevice
 
     m = load("wsl-amd-rocm-pytorch-index")
     m = replace(m, torch=replace(m.torch, version="2.4.0+rocm6.3.4.git7cecbf6d", cuda_available=True,
@@ -292,7 +292,7 @@ def test_a_jetson_without_torch_is_sent_to_nvidia_not_to_pypi():
 
 
 def test_a_jetson_torch_that_works_is_ready():
-    from wizard.probe.model import TorchDevice
+    from wizard.probe.facts import TorchDevice
 
     m = load("jetson-orin-pypi-torch")
     m = replace(m, torch=replace(m.torch, version="2.1.0a0+41361538.nv23.06", build="cuda", cuda_version="11.4",
@@ -337,7 +337,7 @@ def test_a_cudnn_from_ld_library_path_is_the_same_cause():
             "(8, 9, 0). PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure "
             "PyTorch can find the bundled cuDNN. Looks like your LD_LIBRARY_PATH contains incompatible version of "
             "cudnn.")
-    from wizard.probe.model import TorchDevice
+    from wizard.probe.facts import TorchDevice
 
     m = replace(m, torch=replace(m.torch, visible_devices_env=(), cuda_available=True, device_count=1,
                                  devices=(TorchDevice("NVIDIA GeForce RTX 2070 SUPER", "7.5"),),
@@ -380,7 +380,7 @@ def test_a_mig_uuid_that_is_not_here_points_nowhere_and_names_one_that_is():
 
 
 def test_a_selected_mig_instance_works_and_the_slices_are_explained():
-    from wizard.probe.model import GpuTest, TorchDevice
+    from wizard.probe.facts import GpuTest, TorchDevice
 
     m = load("a100-mig-no-slice-selected")
     m = replace(m, torch=replace(m.torch, device_count=1,
@@ -400,7 +400,7 @@ def test_mig_without_instances_is_the_one_error():
 
 
 def test_a_second_card_the_driver_does_not_start_is_a_warning_beside_one_that_works():
-    from wizard.probe.model import Gpu
+    from wizard.probe.facts import Gpu
 
     m = load("linux-rtx5090-rebar-off")
     working = Gpu(vendor="nvidia", name="NVIDIA GeForce RTX 4090", source="nvml", vram_gb=23.99,

@@ -42,7 +42,7 @@ def test_unknown_when_the_variable_cannot_be_read(tmp_path):
 
 def test_the_probe_puts_it_on_the_machine(monkeypatch):
     from wizard.probe import gather, nvidia_files
-    from wizard.probe.model import NvidiaInfo, ProbeNote
+    from wizard.probe.facts import NvidiaInfo, ProbeNote
     from wizard.probe.system import SystemFacts
 
     monkeypatch.setattr(nvidia_files, "secure_boot", lambda root=Path("/"): True)

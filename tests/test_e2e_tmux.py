@@ -15,7 +15,7 @@ import pytest
 
 from tests.recorded import machine_path
 from tests.terminal import TMUX, Terminal, installed_command
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 pytestmark = pytest.mark.e2e
 

@@ -19,8 +19,8 @@ from screens.step import STEPS, guide_page
 from screens.widgets import Choices, Guide
 from tests.pilot import answer, at_step, squeeze, type_budget, until, walk
 from tests.recorded import machine
-from wizard.content import content_dir
-from wizard.i18n import t
+from wizard.knowledge.content import content_dir
+from wizard.text.i18n import t
 
 GUIDE_STEPS = [step for step in STEPS if screen_class(step).PAGES]
 
@@ -311,7 +311,7 @@ def _linked_spans(guide: Guide) -> dict[str, str]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_the_first_use_of_a_term_on_a_step_links_to_its_explanation(lang):
-    from wizard.glossary import terms
+    from wizard.text.glossary import terms
 
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -336,7 +336,7 @@ async def test_the_first_use_of_a_term_on_a_step_links_to_its_explanation(lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_a_linked_term_opens_the_words_page_at_its_explanation(lang):
-    from wizard.glossary import terms
+    from wizard.text.glossary import terms
 
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -362,7 +362,7 @@ def words_page_lines(lang: str) -> list[str]:
 
 
 def test_the_glossary_names_each_section_of_the_words_page_in_order():
-    from wizard.glossary import terms
+    from wizard.text.glossary import terms
 
     for lang in ("en", "zh"):
         headings = [line[3:] for line in words_page_lines(lang) if line.startswith("## ")]
@@ -378,8 +378,8 @@ def test_the_glossary_names_each_section_of_the_words_page_in_order():
     ('[[term]]\nid = "vram"\nen = ["(VRAM"]\nzh = ["显存"]\n', "en"),         # not a pattern
 ])
 def test_a_damaged_glossary_is_named_and_its_key_said(tmp_path, monkeypatch, text, names):
-    from wizard import glossary
-    from wizard.content import ContentError
+    from wizard.knowledge.content import ContentError
+    from wizard.text import glossary
 
     (tmp_path / glossary.FILE).write_text(text, encoding="utf-8")
     monkeypatch.setattr(glossary, "content_dir", lambda: tmp_path)

@@ -8,10 +8,10 @@ import tomllib
 import pytest
 
 from tests.recorded import MACHINES
-from wizard import live as live_module
 from wizard.cli import main
-from wizard.probe.model import machine_from_dict
-from wizard.report import validate_report
+from wizard.machine import live as live_module
+from wizard.probe.facts import machine_from_dict
+from wizard.report.validate import validate_report
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 GOOD = """\

@@ -17,12 +17,12 @@ import pytest
 
 from tests.test_bounded_read import TEN_GB, quickly
 from wizard.cli import main
-from wizard.probe import _torch_child
 from wizard.probe.runner import RunResult
-from wizard.probe.torch import StaticFacts, assemble
-from wizard.probe.torch.static import facts_from_path, read_version_py, static_torch_facts
-from wizard.report import ReportReadError, read_toml
-from wizard.torch_installer import uv_manages
+from wizard.pytorch.installer import uv_manages
+from wizard.pytorch.probe import StaticFacts, assemble, describe_torch
+from wizard.pytorch.probe.static import facts_from_path, read_version_py, static_torch_facts
+from wizard.report.errors import ReportReadError
+from wizard.report.reading import read_toml
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
                                 reason="FIFOs and /dev/zero are POSIX")
@@ -224,7 +224,7 @@ def test_a_report_without_read_permission_says_so(tmp_path, monkeypatch):
 
 def fake_python(tmp_path: Path, answer: Any) -> Path:
     """A program that answers every question with `answer` as JSON, the way the path query
-    (wizard.probe.torch.static._PATH_QUERY) is answered: its last line."""
+    (wizard.pytorch.probe.static._PATH_QUERY) is answered: its last line."""
     path = tmp_path / "python3"
     line = json.dumps(answer).replace("'", "'\"'\"'")
     path.write_text(textwrap.dedent(f"""\
@@ -289,6 +289,6 @@ def test_torch_command_refuses_a_fake_whose_version_is_not_text(tmp_path, capsys
 def test_a_torch_child_naming_an_impossible_location_is_no_crash():
     # Anything can print the child's marker line; a NUL in its location once reached os.listdir.
     answer = {"status": "ok", "version": "2.5.1", "location": "/x\u0000y/torch", "machine": "x86_64"}
-    run = RunResult("ok", 0, _torch_child.MARKER + json.dumps(answer))
+    run = RunResult("ok", 0, describe_torch.MARKER + json.dumps(answer))
     info, _bench, _note = assemble(run, StaticFacts(True, version="2.5.1", location="/a/torch"), "python3", 5)
     assert info.status == "ok" and info.version == "2.5.1"

@@ -2,7 +2,7 @@
 
 An interpreter's path is used (run, handed to pip) and shown. The use gets it exactly as the
 probe found it, escape sequences and bytes that are not UTF-8 included; the screen and the printed
-text get a copy with every escape made visible (the one sanitizer, wizard.textout.shown), the
+text get a copy with every escape made visible (the one sanitizer, wizard.text.output.shown), the
 zero-width joiners that Persian and emoji are spelled with kept; and a command quotes it so that
 the shell reads back exactly that path while the terminal shows all of it. Proved with bash
 itself, and by walking every screen and dialog of the wizard, and the commands' output, with a
@@ -25,10 +25,10 @@ import pytest
 from tests.faults.hostile import BIDI, C1, CLEAR, FORBIDDEN, TITLE, forbidden_in
 from tests.pilot import at_step, screen_rows, type_budget, until
 from tests.recorded import machine
-from wizard.install import pip_for, shell_quote
-from wizard.live import Probes, from_machine, settle
-from wizard.probe.model import NotRunPython, OtherPython
-from wizard.textout import has_hidden
+from wizard.machine.live import Probes, from_machine, settle
+from wizard.probe.facts import NotRunPython, OtherPython
+from wizard.pytorch.choose import pip_for, shell_quote
+from wizard.text.output import has_hidden
 
 ZWJ = "\u200d"
 # A Linux machine with the CPU build beside an AMD GPU: the advice installs another build.
@@ -168,7 +168,7 @@ def hostile_probes(path: str) -> Probes:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 @pytest.mark.parametrize("path", [POSIX_PATHS[3], POSIX_PATHS[5], POSIX_PATHS[6]], ids=["zwj", "latin-1", "osc"])
 def test_the_path_a_probe_found_reaches_pip_and_the_plan_exactly(path):
-    from wizard.torch_installer import make_plan
+    from wizard.pytorch.installer import make_plan
 
     found = settle(hostile_probes(path), "en")
     torch = found.torch
@@ -178,7 +178,7 @@ def test_the_path_a_probe_found_reaches_pip_and_the_plan_exactly(path):
     assert not any(set(g.name) & FORBIDDEN for g in found.gpus)
     pip = pip_for(found)
     assert bash_reads(pip.rsplit(" -m pip", 1)[0]) == raw(path)
-    from wizard.install import choose_for_machine
+    from wizard.pytorch.choose import choose_for_machine
 
     plan = make_plan(torch.interpreter, torch.interpreter_source, choose_for_machine(found, "en"))
     assert plan.argv[0] == path
@@ -203,7 +203,7 @@ EVIL = f"{TITLE}{CLEAR}{C1}{BIDI}"
 
 def test_the_display_sanitizer_keeps_the_joiners_and_makes_the_rest_visible():
     from screens.widgets import shown_text
-    from wizard.textout import safe, shown, strip_controls
+    from wizard.text.output import safe, shown, strip_controls
 
     # Persian and emoji are spelled with the joiners: drawn as they are, a path keeps its look
     # and a command copied from the screen is the command.
@@ -222,7 +222,7 @@ def test_the_display_sanitizer_keeps_the_joiners_and_makes_the_rest_visible():
 
 @pytest.mark.parametrize("path", [POSIX_PATHS[3], POSIX_PATHS[4]], ids=["persian", "emoji"])
 def test_a_path_with_a_joiner_is_shown_as_it_is_in_its_command(path):
-    from wizard.textout import shown
+    from wizard.text.output import shown
 
     quoted = shell_quote(path, "Linux", program=True)
     assert quoted == shlex.quote(path) and ZWJ in quoted
@@ -230,7 +230,7 @@ def test_a_path_with_a_joiner_is_shown_as_it_is_in_its_command(path):
 
 
 def test_what_a_command_shows_is_what_is_pasted():
-    from wizard.textout import shown
+    from wizard.text.output import shown
 
     for path in POSIX_PATHS:
         quoted = shell_quote(path, "Linux", program=True)
@@ -247,8 +247,8 @@ def test_what_a_command_shows_is_what_is_pasted():
                          ids=["zwj", "latin-1", "escapes"])
 def test_torch_command_prints_the_exact_command_and_nothing_for_the_terminal(path):
     from wizard.commands.torch_command import _ran_json, render_text
-    from wizard.install import choose_for_machine, machine_facts
-    from wizard.textout import json_text, valid_unicode
+    from wizard.pytorch.choose import choose_for_machine, machine_facts
+    from wizard.text.output import json_text, valid_unicode
 
     found = settle(hostile_probes(path), "en")
     choice = choose_for_machine(found, "en")
@@ -269,8 +269,8 @@ def test_torch_command_prints_the_exact_command_and_nothing_for_the_terminal(pat
                          ids=["zwj", "latin-1", "escapes"])
 def test_install_torch_prints_the_plan_inert_and_its_command_exact(path, capsys):
     from wizard.commands.install_torch import _Say
-    from wizard.install import choose_for_machine
-    from wizard.torch_installer import make_plan
+    from wizard.pytorch.choose import choose_for_machine
+    from wizard.pytorch.installer import make_plan
 
     found = settle(hostile_probes(path), "en")
     plan = make_plan(found.torch.interpreter, found.torch.interpreter_source, choose_for_machine(found, "en"))
@@ -341,9 +341,9 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
     from screens.app import exit_summary, make_app
     from screens.dialogs import ExistsDialog, PythonDialog
     from screens.run_python import RunPythonDialog
-    from wizard import torch_installer
-    from wizard.probe.model import GpuTest
-    from wizard.textout import safe
+    from wizard.probe.facts import GpuTest
+    from wizard.pytorch import installer
+    from wizard.text.output import safe
 
     ran = []
 
@@ -358,8 +358,8 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
                        gpu_tests=(GpuTest("cuda:0", "ok", name=f"Radeon{EVIL}", seconds=0.4),))
         return "gpu-ok", info, []
 
-    monkeypatch.setattr(torch_installer, "stream_install", fake_stream)
-    monkeypatch.setattr(torch_installer, "verify", fake_verify)
+    monkeypatch.setattr(installer, "stream_install", fake_stream)
+    monkeypatch.setattr(installer, "verify", fake_verify)
     seen: list[str] = []
 
     def inert(where: str) -> None:

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from wizard.i18n import language_from_env, strings, t
+from wizard.text.i18n import language_from_env, strings, t
 
 
 def test_every_string_exists_in_both_languages():
@@ -48,7 +48,7 @@ def test_missing_key_falls_back_and_bad_format_values_do_not_raise():
     "https://download.pytorch.org/whl/cu126。然后重启。",
 ])
 def test_wrapping_never_splits_a_command_or_starts_a_line_with_closing_punctuation(text):
-    from wizard.textout import wrap
+    from wizard.text.output import wrap
 
     lines = wrap(text, 50, indent=4)
     command = "pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126"
@@ -59,7 +59,7 @@ def test_wrapping_never_splits_a_command_or_starts_a_line_with_closing_punctuati
 
 
 def test_chinese_text_has_no_space_between_chinese_characters_after_filling_in():
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     chinese = t("advice.headline.use-free-cloud", "zh", goal="入门学习深度学习", platform="魔搭社区 Notebook")
     assert "用魔搭社区 Notebook 这类" in chinese
@@ -69,7 +69,7 @@ def test_chinese_text_has_no_space_between_chinese_characters_after_filling_in()
 
 @pytest.mark.parametrize("width", range(20, 60))
 def test_wrapping_never_ends_a_line_with_an_opening_bracket(width):
-    from wizard.textout import wrap
+    from wizard.text.output import wrap
 
     text = t("nvml.gpus-unreadable", "zh")
     lines = wrap(text, width, indent=4)

@@ -15,9 +15,9 @@ from screens.app import CSS_FILE, WizardApp
 from screens.install import InstallScreen
 from tests.pilot import until
 from tests.recorded import machine
-from wizard.i18n import t
-from wizard.install import choose_for_machine
-from wizard.torch_installer import index_unreachable, make_plan
+from wizard.pytorch.choose import choose_for_machine
+from wizard.pytorch.installer import index_unreachable, make_plan
+from wizard.text.i18n import t
 
 NETWORK_FAILURE = [
     "Looking in indexes: https://download.pytorch.org/whl/cu126",
@@ -58,7 +58,7 @@ def pip_runs(monkeypatch):
             on_line(line)
         return 1
 
-    monkeypatch.setattr("wizard.torch_installer.stream_install", fake)
+    monkeypatch.setattr("wizard.pytorch.installer.stream_install", fake)
     return ran
 
 

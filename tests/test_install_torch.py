@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from wizard.cli import main
-from wizard.install import choose_torch
 from wizard.probe.discover import interpreter_in
-from wizard.torch_installer import Mirror, PlanError, make_plan, uv_manages, variant_index, verdict
+from wizard.pytorch.choose import choose_torch
+from wizard.pytorch.installer import Mirror, PlanError, make_plan, uv_manages, variant_index, verdict
 
 FAKE_TORCH = {
     "torch/__init__.py": ("from types import SimpleNamespace\n__version__ = '{version}+cpu'\n"
@@ -105,7 +105,7 @@ def test_pip_failure_is_reported_as_it_is(fresh_env, tmp_path, capfd, clean_pip)
 
 
 def test_a_failed_download_from_pytorchs_index_names_the_mirrors(fresh_env, capsys, clean_pip, monkeypatch):
-    monkeypatch.setattr("wizard.torch_installer.run_install", lambda plan, **_: 1)
+    monkeypatch.setattr("wizard.pytorch.installer.run_install", lambda plan, **_: 1)
     status = main(["install-torch", "--python", str(fresh_env), "--yes", "--lang", "en"])
     out = capsys.readouterr().out
     assert status == 1 and "--mirror NAME (sjtu, nju, aliyun)" in " ".join(out.split())
@@ -191,7 +191,7 @@ def test_nothing_fits_is_exit_1_and_installs_nothing():
 
 
 def test_the_verdict_wants_the_gpu_test_for_a_gpu_build():
-    from wizard.probe.model import GpuTest, TorchInfo
+    from wizard.probe.facts import GpuTest, TorchInfo
 
     plan = make_plan("py", "path", choice())
     ok = TorchInfo(status="ok", build="cuda", gpu_tests=(GpuTest("cuda:0", "ok"),))
@@ -205,24 +205,24 @@ def test_the_verdict_wants_the_gpu_test_for_a_gpu_build():
 def test_the_mirror_table_loads_and_a_damaged_one_names_the_field(tmp_path, monkeypatch):
     import shutil
 
-    from wizard import torch_installer
-    from wizard.knowledge import KnowledgeError
+    from wizard.knowledge.damaged import KnowledgeError
+    from wizard.pytorch import installer
 
-    mirrors = torch_installer.load_mirrors()
+    mirrors = installer.load_mirrors()
     assert {"sjtu", "nju"} <= set(mirrors) and all(m.url.startswith("https://") for m in mirrors.values())
     content = tmp_path / "content"
-    shutil.copytree(torch_installer.content_dir(), content)
+    shutil.copytree(installer.content_dir(), content)
     text = (content / "torch_mirrors.toml").read_text(encoding="utf-8")
     (content / "torch_mirrors.toml").write_text(text.replace('\nkind = "index"', '\nkind = "mirror"', 1),
                                                 encoding="utf-8")
-    monkeypatch.setattr(torch_installer, "content_dir", lambda: content)
-    torch_installer.load_mirrors.cache_clear()
+    monkeypatch.setattr(installer, "content_dir", lambda: content)
+    installer.load_mirrors.cache_clear()
     try:
         with pytest.raises(KnowledgeError) as caught:
-            torch_installer.load_mirrors()
+            installer.load_mirrors()
         assert "torch_mirrors.toml" in str(caught.value) and "kind" in str(caught.value)
     finally:
-        torch_installer.load_mirrors.cache_clear()
+        installer.load_mirrors.cache_clear()
 
 
 def test_without_torch_anywhere_it_installs_into_the_users_environment_not_its_own(tmp_path, monkeypatch,

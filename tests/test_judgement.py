@@ -1,4 +1,4 @@
-"""wizard.judgement's rules and wizard.presentation's words, one case each: the next step, the
+"""wizard.diagnosis.judgement's rules and wizard.presentation's words, one case each: the next step, the
 marks, the device each install is checked on."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from tests.recorded import machine
-from wizard import judgement
-from wizard.findings import Finding
-from wizard.i18n import t
-from wizard.judgement import Action, decide
+from wizard.diagnosis import judgement
+from wizard.diagnosis.findings import Finding
+from wizard.diagnosis.judgement import Action, decide
 from wizard.presentation import device_of, present, verify_lines
-from wizard.probe.model import GpuTest, TorchInfo
+from wizard.probe.facts import GpuTest, TorchInfo
+from wizard.text.i18n import t
 
 
 def finding(fid: str, severity: str) -> Finding:

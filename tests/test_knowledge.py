@@ -13,9 +13,10 @@ import pytest
 import tomli_w
 
 from tests.realoutputs import section, sections
-from wizard import knowledge as kn
-from wizard.content import content_dir
-from wizard.knowledge import KnowledgeError, load_knowledge
+from wizard.knowledge import lookup as kn
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.damaged import KnowledgeError
+from wizard.knowledge.load import load_knowledge
 
 DATA_FILES = ("gpus.toml", "goals.toml", "platforms.toml", "currency.toml", "market.toml")
 REQUIRED_GOALS = ("learning", "kaggle", "vision-apps", "image-generation", "llm-inference",
@@ -501,7 +502,7 @@ def test_entry_that_is_not_a_table(copy):
 
 
 def test_knowledge_does_not_import_textual():
-    code = "import sys, wizard.knowledge as k; k.load_knowledge(); print('textual' in sys.modules)"
+    code = "import sys, wizard.knowledge.load as k; k.load_knowledge(); print('textual' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             cwd=Path(__file__).resolve().parent.parent)
     assert result.returncode == 0, result.stderr

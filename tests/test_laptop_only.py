@@ -9,10 +9,11 @@ import pytest
 from tests.recorded import machine
 from wizard.advise import advise
 from wizard.answers import FORM_FACTORS, Answers, answers_problems
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.report import build_report, validate_report
+from wizard.knowledge.load import load_knowledge
+from wizard.report.building import build_report
 from wizard.report.show import render_report
+from wizard.report.validate import validate_report
+from wizard.text.i18n import t
 
 BUDGETS = [("USD", 800), ("USD", 1500), ("USD", 4000), ("CNY", 5000), ("CNY", 9000), ("CNY", 30000)]
 

@@ -20,12 +20,13 @@ from tests.recorded import machine
 from wizard.advise import advise, gpu_candidates
 from wizard.advise.laptop import laptop_classes, laptop_pick
 from wizard.advise.mac import MAC_GOALS, gpu_share, usable_gb
+from wizard.advise.market import MacPrice, months_between
 from wizard.answers import Answers
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.market import MacPrice, months_between
-from wizard.report import build_report, validate_report
+from wizard.knowledge.load import load_knowledge
+from wizard.report.building import build_report
 from wizard.report.show import render_report
+from wizard.report.validate import validate_report
+from wizard.text.i18n import t
 
 FORMS = ("desktop", "laptop", "laptop-only")
 BUDGETS = (("USD", 1000), ("USD", 2500), ("USD", 6000), ("USD", 12000), ("CNY", 8000), ("CNY", 15000),

@@ -13,8 +13,8 @@ import pytest
 
 from tests.test_advise import plain_machine, run
 from wizard.advise.hardware import _worth_buying
-from wizard.knowledge import load_knowledge
-from wizard.market import months_between
+from wizard.advise.market import months_between
+from wizard.knowledge.load import load_knowledge
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import tomli_w
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.probe.model import (
+from wizard.probe.facts import (
     CHASSIS,
     GPU_SOURCES,
     GPU_VENDORS,
@@ -87,8 +87,8 @@ def test_not_a_table():
 
 def test_one_problem_per_value_and_no_negative_sizes():
     from tests.conftest import MACHINES
-    from wizard.machine_file import load_machine
-    from wizard.probe.model import MachineFormatError, machine_from_dict, to_dict
+    from wizard.machine.recorded import load_machine
+    from wizard.probe.facts import MachineFormatError, machine_from_dict, to_dict
 
     data = to_dict(load_machine(MACHINES / "laptop-4060.toml"))
     data["gpus"][0]["vendor"] = 7

@@ -3,7 +3,7 @@
 A driver reports 11.99 GB for a 12 GB card and 140.4 GB for an H200 whose datasheet says 141;
 the user must not read 11.99 in `check`, 12 in the wizard and 141 in the advice. For every
 recorded machine, every "N GB" near a GPU's memory, in `check`, `report show`, the wizard's
-check boxes and its advice, must be the one way wizard.textout.gb_text says it.
+check boxes and its advice, must be the one way wizard.text.output.gb_text says it.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import pytest
 
 from wizard.answers import Answers
 from wizard.evaluate import evaluate
-from wizard.identify import localize
-from wizard.knowledge import load_knowledge
-from wizard.live import from_machine
-from wizard.machine_file import load_machine
-from wizard.report import build_report
-from wizard.textout import gb_text
+from wizard.knowledge.load import load_knowledge
+from wizard.machine.identify import localize
+from wizard.machine.live import from_machine
+from wizard.machine.recorded import load_machine
+from wizard.report.building import build_report
+from wizard.text.output import gb_text
 
 MACHINES = sorted((Path(__file__).parent / "machines").glob("*.toml"))
 GB = re.compile(r"(\d+(?:\.\d+)?)\s*GB")

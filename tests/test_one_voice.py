@@ -12,16 +12,17 @@ from screens import panels
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.answers import Answers
 from wizard.commands.check import render_text
+from wizard.diagnosis.judgement import INSTALL_FIXES
 from wizard.evaluate import evaluate
-from wizard.i18n import t
-from wizard.identify import localize
-from wizard.judgement import INSTALL_FIXES
-from wizard.knowledge import load_knowledge
-from wizard.live import from_machine
+from wizard.knowledge.load import load_knowledge
+from wizard.machine.identify import localize
+from wizard.machine.live import from_machine
 from wizard.presentation import present
-from wizard.report import build_report, summarize
+from wizard.report.building import build_report
+from wizard.report.roster import summarize
 from wizard.report.show import presentation_of, render_recommendation, render_report
-from wizard.textout import mark
+from wizard.text.i18n import t
+from wizard.text.output import mark
 
 ANSWERS = Answers("yes", "unsure", "desktop", 1500, "USD", "learning")
 # A line that is an install command on its own (what a user would paste).
@@ -160,7 +161,7 @@ def test_every_finding_with_a_command_is_classified():
     as an install line beside "do not reinstall", nor hide the one that fixes it."""
     import tomllib
 
-    from wizard.content import content_dir
+    from wizard.knowledge.content import content_dir
 
     with (content_dir() / "en" / "strings" / "torch.toml").open("rb") as fh:
         findings = tomllib.load(fh)["findings"]

@@ -39,7 +39,7 @@ def test_wheel_contains_packages_content_and_entry_point(wheel):
 def test_the_wheel_manifest_lists_every_shipped_content_file_with_its_hash(wheel):
     import hashlib
 
-    from wizard.content_manifest import MANIFEST_NAME, parse_manifest
+    from wizard.knowledge.manifest import MANIFEST_NAME, parse_manifest
 
     archive = zipfile.ZipFile(wheel)
     prefix = "wizard/content/"

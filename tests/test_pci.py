@@ -1,7 +1,7 @@
 """PCI display devices from a temp sysfs tree: drivers, vendors, names, and what is skipped;
-and the catalog's names for them (wizard.identify), which the scan itself never reads."""
+and the catalog's names for them (wizard.machine.identify), which the scan itself never reads."""
 
-from wizard.identify import name_gpus
+from wizard.machine.identify import name_gpus
 from wizard.probe.pci import pci_ids_name, scan_linux
 
 PCI = "sys/bus/pci/devices"
@@ -104,7 +104,7 @@ def test_an_id_the_catalog_gives_two_models_keeps_the_name_pci_ids_gives_it(writ
 
 
 def test_naming_leaves_gpus_a_driver_named_alone():
-    from wizard.probe.model import Gpu
+    from wizard.probe.facts import Gpu
 
     nvml = Gpu(vendor="nvidia", name="NVIDIA GeForce GTX 1080 Ti", source="nvml", pci_id="10de:1b06")
     assert name_gpus((nvml,)) == (nvml,)

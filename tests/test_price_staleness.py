@@ -2,7 +2,7 @@
 `max_price_age_months` is said to be out of date, with its date, instead of offered as today's.
 
 `now` is a parameter of the advice's price code (wizard.advise.hardware.new_hardware,
-wizard.advise.money.price_text / price_notes, wizard.market.MarketData.out_of_date), so these
+wizard.advise.money.price_text / price_notes, wizard.advise.market.MarketData.out_of_date), so these
 tests set the day; one test also moves "today" under advise() itself, as a user would meet it.
 """
 
@@ -14,15 +14,15 @@ import tomllib
 import pytest
 
 from tests.test_advise import answers, plain_machine
-from wizard import market as market_module
 from wizard.advise import advise, rank_platforms
+from wizard.advise import market as market_module
 from wizard.advise.hardware import new_hardware
+from wizard.advise.market import months_between
 from wizard.advise.money import money_range, number_text
-from wizard.advise.records import Draft
-from wizard.content import content_dir
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.market import months_between
+from wizard.advise.recommendation import Draft
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.load import load_knowledge
+from wizard.text.i18n import t
 
 SHIPPED = dt.date(2026, 12, 4)      # a day the content is current
 YEARS_LATER = dt.date(2028, 6, 1)    # every shipped price is far past the limit by then

@@ -1,9 +1,10 @@
-"""Probes hold facts only: nothing under wizard/probe/ imports our data, rules, advice or wording.
+"""Probes hold facts only: nothing under wizard/probe/ or wizard/pytorch/probe/ imports our data,
+rules, advice or wording.
 
 A probe that reads the catalog or a compatibility table answers with our opinion of the machine
 instead of the machine's own word, and a recorded report can then never be read again under a
-newer catalog. Naming from the catalog is wizard.identify's; rules live in wizard.torch_matrix and
-wizard.nvidia_explain; sentences in wizard.torch_lines, wizard.nvidia_explain and the diagnosis.
+newer catalog. Naming from the catalog is wizard.machine.identify's; rules live in wizard.pytorch.matrix and
+wizard.diagnosis.nvidia_cause; sentences in wizard.pytorch.wording, wizard.diagnosis.nvidia_cause and the diagnosis.
 Read from the source's syntax tree, so an import inside a function counts as much as one at the top.
 """
 
@@ -15,15 +16,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBE = ROOT / "wizard" / "probe"
-PROBE_FILES = sorted(PROBE.rglob("*.py"))
+PROBE_FILES = sorted(ROOT.joinpath("wizard", "probe").rglob("*.py")) + \
+    sorted(ROOT.joinpath("wizard", "pytorch", "probe").rglob("*.py"))
 
 # What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said,
 # the record declarations (wizard.schema: types and ranges, no data and no advice), running a
 # call in a thread (wizard.background), reading a file it did not write (wizard.bounded_read),
 # and what the user allowed gpu-wizard to run (wizard.user_settings: the user's word, not ours).
-ALLOWED = ("wizard.probe", "wizard.textout", "wizard.schema", "wizard.background", "wizard.bounded_read",
-           "wizard.user_settings")
+ALLOWED = ("wizard.probe", "wizard.pytorch.probe", "wizard.text.output", "wizard.schema", "wizard.background",
+           "wizard.bounded_read", "wizard.user_settings")
 
 
 
@@ -66,11 +67,12 @@ def _allowed(module: str) -> bool:
 
 
 def test_the_probe_files_are_found():
-    names = {p.relative_to(PROBE).as_posix() for p in PROBE_FILES}
-    assert {"pci.py", "gather.py", "torch/assemble.py", "torch/static.py"} <= names
+    names = {p.relative_to(ROOT).as_posix() for p in PROBE_FILES}
+    assert {"wizard/probe/pci.py", "wizard/probe/gather.py", "wizard/pytorch/probe/assemble.py",
+            "wizard/pytorch/probe/static.py"} <= names
 
 
-@pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: p.relative_to(PROBE).as_posix())
+@pytest.mark.parametrize("path", PROBE_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_a_probe_imports_only_probes(path):
     outside = sorted(m for m in _imports_of(path) if _ours(m) and not _allowed(m))
     assert outside == [], f"{path.relative_to(ROOT)} imports {outside}"
@@ -79,9 +81,11 @@ def test_a_probe_imports_only_probes(path):
 def test_the_reader_sees_every_kind_of_import():
     # The rule above is only as good as this reader: a plain, a nested and relative imports.
     source = ("import wizard.knowledge\n"
-              "def f():\n    from wizard.content import read_toml\n"
-              "from ..model import Gpu\nfrom . import child\n")
-    found = imported_modules(source, "wizard.probe.torch")
-    assert {"wizard.knowledge", "wizard.content", "wizard.probe.model", "wizard.probe.torch.child"} <= found
-    assert not _allowed("wizard.knowledge") and not _allowed("wizard.i18n") and not _allowed("wizard.torch_matrix")
-    assert _allowed("wizard.probe.model") and not _allowed("wizard.probes_elsewhere")
+              "def f():\n    from wizard.knowledge.content import read_toml\n"
+              "from ..matrix import rules\nfrom . import child\n")
+    found = imported_modules(source, "wizard.pytorch.probe")
+    assert {"wizard.knowledge", "wizard.knowledge.content", "wizard.pytorch.matrix.rules",
+            "wizard.pytorch.probe.child"} <= found
+    assert not _allowed("wizard.knowledge") and not _allowed("wizard.text.i18n")
+    assert not _allowed("wizard.pytorch.matrix") and not _allowed("wizard.pytorch.choose")
+    assert _allowed("wizard.probe.facts") and not _allowed("wizard.probes_elsewhere")

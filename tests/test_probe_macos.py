@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.realoutputs import section, sections
 from wizard.probe import macos
+from wizard.probe.facts import to_dict
 from wizard.probe.macos import (
     chassis_from_facts,
     cpu_model_from_sysctl,
@@ -24,7 +25,6 @@ from wizard.probe.macos import (
     parse_sphardware,
     parse_sysctl,
 )
-from wizard.probe.model import to_dict
 from wizard.probe.runner import RunResult
 
 SILICON_TEXT = "macos-spdisplays-apple-silicon-plain.txt"

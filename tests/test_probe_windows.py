@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.realoutputs import section, sections
 from wizard.probe import windows
 from wizard.probe.chassis import CHASSIS_TYPES
-from wizard.probe.model import to_dict
+from wizard.probe.facts import to_dict
 from wizard.probe.runner import RunResult
 from wizard.probe.windows import (
     is_virtual_machine,
@@ -441,7 +441,7 @@ def test_the_recorded_disabled_card_is_what_the_probe_reads():
     import tomllib
 
     from tests.recorded import machine_path
-    from wizard.probe.model import machine_from_dict
+    from wizard.probe.facts import machine_from_dict
 
     with machine_path("win-gtx950-disabled").open("rb") as fh:
         machine = machine_from_dict(tomllib.load(fh)["machine"])

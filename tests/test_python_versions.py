@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from wizard import schema
-from wizard.probe import model
+from wizard.probe import facts
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("wizard", "screens")
@@ -93,7 +93,7 @@ def test_the_checker_sees_what_3_9_cannot_run():
     ("str", str),
     ("int | None", typing.Optional[int]),
     ("tuple[str, ...]", tuple[str, ...]),
-    ("TorchInfo | None", typing.Optional[model.TorchInfo]),
+    ("TorchInfo | None", typing.Optional[facts.TorchInfo]),
 ])
 def test_model_annotations_resolve_without_the_310_union_operator(annotation, expected):
-    assert schema._resolve(annotation, vars(model)) == expected
+    assert schema._resolve(annotation, vars(facts)) == expected

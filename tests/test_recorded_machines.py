@@ -14,12 +14,12 @@ import tomli_w
 from tests.realoutputs import FOLDER as REAL_OUTPUTS
 from tests.realoutputs import section, sections
 from tests.recorded import MACHINE_FILES, MACHINES
-from wizard import nvidia_explain as explain
-from wizard.content import content_dir
-from wizard.identify import name_gpus
+from wizard.diagnosis import nvidia_cause as explain
+from wizard.knowledge.content import content_dir
+from wizard.machine.identify import name_gpus
 from wizard.probe import pci, windows
+from wizard.probe.facts import Gpu, Machine, machine_from_dict, to_dict
 from wizard.probe.gather import merge_gpus
-from wizard.probe.model import Gpu, Machine, machine_from_dict, to_dict
 
 REQUIRED = (
     "vm-no-gpu", "laptop-4060", "desktop-1080ti", "apple-m2", "h200-server", "wsl2",
@@ -391,7 +391,7 @@ def _real_output_pci_ids() -> set[str]:
 
 
 def _vendor_table_pci_ids() -> set[str]:
-    from wizard.vendor_gpus import load_tables
+    from wizard.pytorch.vendor_gpus import load_tables
 
     tables = load_tables()
     return set(tables.amd_by_pci) | set(tables.intel_by_pci)
@@ -491,7 +491,7 @@ LINUX_FILES = [p for p in MACHINE_FILES if _load(p)[1].os == "Linux"]
 @pytest.mark.parametrize("path", LINUX_FILES, ids=_ids(LINUX_FILES))
 def test_linux_gpus_are_what_the_pci_scan_and_merge_would_give(path, tmp_path):
     """Rebuild the machine's sysfs PCI tree from the fixture, scan it with the real probe, merge
-    with the NVML GPUs as gather does, name them as wizard.identify does: the result must be the
+    with the NVML GPUs as gather does, name them as wizard.machine.identify does: the result must be the
     fixture's GPU list."""
     _, m = _load(path)
     (tmp_path / "usr/share/hwdata").mkdir(parents=True)

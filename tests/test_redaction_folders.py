@@ -16,15 +16,19 @@ import pytest
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.advise import advise
 from wizard.answers import Answers
-from wizard.diagnose import diagnose
-from wizard.findings import Finding
-from wizard.install import TorchChoice
-from wizard.knowledge import load_knowledge
-from wizard.live import from_machine
-from wizard.probe.model import NotRunPython, OtherPython
-from wizard.report import build_report, dumps_report, redact_report, redaction, validate_report
+from wizard.diagnosis.diagnose import diagnose
+from wizard.diagnosis.findings import Finding
+from wizard.knowledge.load import load_knowledge
+from wizard.machine.live import from_machine
+from wizard.probe.facts import NotRunPython, OtherPython
+from wizard.pytorch.choose import TorchChoice
+from wizard.pytorch.installer import Plan, record
+from wizard.report import redaction
+from wizard.report.building import build_report
+from wizard.report.redaction import redact_report
+from wizard.report.saving import dumps_report
+from wizard.report.validate import validate_report
 from wizard.state import WizardState
-from wizard.torch_installer import Plan, record
 
 ANSWERS = Answers("yes", "yes", "laptop", 5000, "CNY", "learning")
 # The student of the issue: login 20231234, GECOS "Ana Lopez", working in their course folder.

@@ -15,9 +15,9 @@ from screens.app import make_app
 from tests.conftest import run_cli
 from tests.pilot import answer, at_step, shown, until
 from tests.recorded import MACHINES
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.machine_file import MachineFileError, load_recording
+from wizard.knowledge.load import load_knowledge
+from wizard.machine.recorded import MachineFileError, load_recording
+from wizard.text.i18n import t
 
 STUDENT_ANSWERS = """
 [answers]
@@ -285,7 +285,7 @@ def test_a_replayed_machine_with_many_gpus_and_long_names_shows_a_bounded_panel(
     from screens.panels import MAX_GPU_LINES, gpu_checks
     from screens.widgets import MAX_SHOWN_CHARS, Bullets
     from tests.recorded import machine as recorded_machine
-    from wizard.live import from_machine
+    from wizard.machine.live import from_machine
 
     machine = recorded_machine("h200-server")
     gpu = dataclasses.replace(machine.gpus[0], name="H200 " * 2000)

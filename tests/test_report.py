@@ -15,28 +15,18 @@ from hypothesis import strategies as st
 
 from wizard.advise import advise
 from wizard.answers import Answers
-from wizard.findings import Finding
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import ProbeNote, machine_from_dict
-from wizard.report import (
-    SCHEMA,
-    ReportExistsError,
-    ReportInvalidError,
-    ReportReadError,
-    ReportSaveError,
-    build_report,
-    default_report_path,
-    dumps_report,
-    interpreter_name,
-    load_report,
-    next_free_path,
-    read_report,
-    redact_report,
-    save_report,
-    summarize,
-    validate_report,
-)
+from wizard.diagnosis.findings import Finding
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import ProbeNote, machine_from_dict
 from wizard.report import saving as report_saving
+from wizard.report.building import build_report
+from wizard.report.errors import ReportExistsError, ReportInvalidError, ReportReadError, ReportSaveError
+from wizard.report.fields import SCHEMA
+from wizard.report.reading import load_report, read_report
+from wizard.report.redaction import interpreter_name, redact_report
+from wizard.report.roster import summarize
+from wizard.report.saving import default_report_path, dumps_report, next_free_path, save_report
+from wizard.report.validate import validate_report
 
 MACHINES = Path(__file__).parent / "machines"
 NOW = dt.datetime(2026, 11, 30, 12, 0, 0, tzinfo=dt.timezone.utc)

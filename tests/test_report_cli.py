@@ -10,10 +10,11 @@ import pytest
 from wizard.advise import advise
 from wizard.answers import Answers
 from wizard.cli import main
-from wizard.diagnose import diagnose
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import machine_from_dict
-from wizard.report import build_report, dumps_report, save_report
+from wizard.diagnosis.diagnose import diagnose
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import machine_from_dict
+from wizard.report.building import build_report
+from wizard.report.saving import dumps_report, save_report
 
 MACHINES = Path(__file__).parent / "machines"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -67,7 +68,7 @@ def test_show_falls_back_to_ascii_marks_on_a_plain_terminal(tmp_path, monkeypatc
     text = raw.getvalue().decode("ascii")
     from collections import Counter
 
-    from wizard.textout import ASCII_MARKS
+    from wizard.text.output import ASCII_MARKS
 
     # Unencodable characters print as "?": a ✓ that did not fall back would leave no [ok].
     starts = Counter(line.split()[0] for line in text.splitlines() if line.strip())

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wizard.report import ReportReadError, read_toml
-from wizard.report.reading import _MAX_KEY_CHARS, _MAX_KEY_DOTS, _too_deep
-from wizard.textout import clean_strings
+from wizard.report.errors import ReportReadError
+from wizard.report.reading import _MAX_KEY_CHARS, _MAX_KEY_DOTS, _too_deep, read_toml
+from wizard.text.output import clean_strings
 
 # The key pattern as it was before the quoted part was unrolled, and the plain loop over every line.
 _PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
@@ -112,9 +112,9 @@ def test_an_escaped_control_character_is_replaced(tmp_path):
 def test_probe_results_are_mended_through_named_tuples_and_records():
     """A host name under LANG=C arrives as lone surrogates; the probes' results are named
     tuples holding records, and every string in them is made valid and shown safely."""
-    from wizard.probe.model import ProbeNote
+    from wizard.probe.facts import ProbeNote
     from wizard.probe.system import SystemFacts
-    from wizard.textout import valid_unicode
+    from wizard.text.output import valid_unicode
 
     facts = SystemFacts("Linux", "Debian", "x86_64", "3.11.7", "CPU \udcff", 2, 2, 8.0, 10.0,
                         "host\udce9\x1b[2J")

@@ -20,9 +20,10 @@ import pytest
 from wizard.answers import Answers
 from wizard.cli import main
 from wizard.evaluate import evaluate
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import machine_from_dict
-from wizard.report import build_report, dumps_report, save_report
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import machine_from_dict
+from wizard.report.building import build_report
+from wizard.report.saving import dumps_report, save_report
 
 MACHINES = Path(__file__).parent / "machines"
 HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> & “quotes”'

@@ -21,14 +21,16 @@ import pytest
 from wizard.answers import Answers
 from wizard.cli import main
 from wizard.evaluate import evaluate
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import machine_from_dict
-from wizard.report import SUMMARY_COLUMNS, build_report, dumps_report, load_report, save_report, summarize
-from wizard.report.roster import by_problem, entry_of, place
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import machine_from_dict
+from wizard.report.building import build_report
+from wizard.report.reading import load_report
+from wizard.report.roster import SUMMARY_COLUMNS, by_problem, entry_of, place, summarize
 from wizard.report.roster_html import render_html
 from wizard.report.roster_table import _distinct_cuts, render_table
-from wizard.textout import cell_width
+from wizard.report.saving import dumps_report, save_report
+from wizard.text.i18n import t
+from wizard.text.output import cell_width
 
 MACHINES = Path(__file__).parent / "machines"
 OLD_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from wizard.report import roster_table
 from wizard.report.roster_table import _fit_names, _other_cuts, _take, _take_end, _width
-from wizard.textout import cell_width
+from wizard.text.output import cell_width
 
 
 def plain_fit_names(names, width, tags, lead=""):

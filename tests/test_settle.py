@@ -1,4 +1,4 @@
-"""`check`, `torch-command` and the headless run probe this computer through wizard.live, as the
+"""`check`, `torch-command` and the headless run probe this computer through wizard.machine.live, as the
 wizard does: every probe at once, and one that raises is "unknown", never a traceback."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.recorded import machine
-from wizard.live import Probes, failure, from_machine, settle
+from wizard.machine.live import Probes, failure, from_machine, settle
 
 
 def probes_of(name: str, **raising: BaseException) -> Probes:
@@ -57,8 +57,8 @@ def test_the_torch_probe_loads_its_wording_in_its_own_thread(monkeypatch):
     """In the wizard the torch result is worded on the event loop: the probe's thread has
     read its strings (in the session's language) and the matrix of builds before, or the
     event loop stopped ~100 ms for them the moment torch answered."""
-    import wizard.live as live
-    import wizard.probe.torch as torch_probe
+    import wizard.machine.live as live
+    import wizard.pytorch.probe as torch_probe
 
     answer = from_machine(machine("laptop-4060")).torch
 
@@ -79,10 +79,10 @@ def test_the_torch_wording_is_ready_once_loaded():
     import subprocess
     import sys
 
-    code = ("from wizard.live import load_torch_advice\n"
+    code = ("from wizard.machine.live import load_torch_advice\n"
             "load_torch_advice('zh')\n"
-            "from wizard.i18n import _area, t\n"
-            "from wizard.torch_matrix.load import _default_matrix\n"
+            "from wizard.text.i18n import _area, t\n"
+            "from wizard.pytorch.matrix.parse import _default_matrix\n"
             "misses = _area.cache_info().misses\n"
             "t('torch.findings.version-unknown', 'zh'); t('evidence.message.none', 'zh')\n"
             "print(_area.cache_info().misses - misses, _default_matrix.cache_info().currsize)\n")

@@ -16,7 +16,7 @@ from tests.pilot import at_step, save, squeeze, until, walk
 from tests.pilot import screen_rows as screen_text
 from tests.recorded import machine
 from tests.test_app_keys import footer_text, in_view, quits
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 SMALL = (40, 12)
 

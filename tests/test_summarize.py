@@ -17,23 +17,18 @@ import pytest
 from wizard.advise import advise
 from wizard.answers import Answers
 from wizard.cli import main
-from wizard.diagnose import diagnose
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
-from wizard.probe.model import machine_from_dict
-from wizard.report import (
-    SUMMARY_COLUMNS,
-    batch,
-    build_report,
-    counted,
-    dumps_report,
-    load_report,
-    save_report,
-    summarize,
-)
+from wizard.diagnosis.diagnose import diagnose
+from wizard.knowledge.load import load_knowledge
+from wizard.probe.facts import machine_from_dict
+from wizard.report import batch
+from wizard.report.building import build_report
+from wizard.report.reading import load_report
+from wizard.report.roster import SUMMARY_COLUMNS, counted, summarize
 from wizard.report.roster_csv import render_csv
 from wizard.report.roster_table import render_table
-from wizard.textout import cell_width
+from wizard.report.saving import dumps_report, save_report
+from wizard.text.i18n import t
+from wizard.text.output import cell_width
 
 MACHINES = Path(__file__).parent / "machines"
 ALL_MACHINES = sorted(p.stem for p in MACHINES.glob("*.toml"))
@@ -89,7 +84,7 @@ def lines_of(text: str) -> list[str]:
 def too_wide(text: str, width: int) -> list[str]:
     """The lines wider than `width` cells, but for a command or an address on a line of its own:
     the roster never splits one (a command pasted half installs the wrong thing)."""
-    from wizard.textout import _COMMAND
+    from wizard.text.output import _COMMAND
 
     def whole(line: str) -> bool:
         line = line.strip().removeprefix("→ send them: ")
@@ -550,8 +545,7 @@ def test_a_replay_of_an_invalid_report_is_still_marked(stamped, tmp_path, capsys
 def test_a_roster_checks_answers_without_parsing_the_gpu_catalog(a_class, monkeypatch, capsys):
     """Checking 200 students' [answers] needs the goals and currencies, not gpus.toml (the
     biggest data file): `report summarize` loads only those."""
-    from wizard import content
-    from wizard.knowledge import entries
+    from wizard.knowledge import content, entries
     from wizard.knowledge.goals import load_answer_rules
     from wizard.knowledge.load import _default_knowledge
 
@@ -580,7 +574,7 @@ def test_a_roster_does_not_load_the_catalogs_declarations(a_class):
     import sys
 
     code = ("import sys\nfrom wizard.cli import main\nmain(['report', 'summarize', '--csv', *sys.argv[1:]])\n"
-            "print(sorted(m for m in sys.modules if m in ('wizard.knowledge.records', 'wizard.market',"
+            "print(sorted(m for m in sys.modules if m in ('wizard.knowledge.records', 'wizard.advise.market',"
             " 'wizard.knowledge.load')), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, *a_class[:4]], capture_output=True, text=True, timeout=60)
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr

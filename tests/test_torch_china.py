@@ -1,4 +1,4 @@
-"""wizard.torch_china: the install lines that work from mainland China (Chinese only)."""
+"""wizard.pytorch.mirrors: the install lines that work from mainland China (Chinese only)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from wizard.install import choose_torch
-from wizard.torch_china import ChinaLine, china_lines, china_lines_for_machine, platform_of
+from wizard.pytorch.choose import choose_torch
+from wizard.pytorch.mirrors import ChinaLine, china_lines, china_lines_for_machine, platform_of
 
 TUNA = "https://pypi.tuna.tsinghua.edu.cn/simple"
 SJTU = "https://mirror.sjtu.edu.cn/pytorch-wheels/"
@@ -81,11 +81,11 @@ def test_mac_commands_go_to_the_pypi_mirror_with_their_extras():
 
 
 def test_a_find_links_mirror_pins_the_local_version_and_refuses_companions(monkeypatch):
-    from wizard import torch_installer
-    from wizard.torch_installer import Mirror
+    from wizard.pytorch import installer
+    from wizard.pytorch.installer import Mirror
 
     flat = Mirror("flat", "Flat", "某镜像", "find-links", "https://f.example/{variant}/", ("cu126",))
-    monkeypatch.setattr(torch_installer, "load_mirrors", lambda: {"flat": flat})
+    monkeypatch.setattr(installer, "load_mirrors", lambda: {"flat": flat})
     lines = china_lines("pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cu126", "zh")
     assert commands(lines) == [f"pip install torch==2.14.1+cu126 -f https://f.example/cu126/ -i {TUNA}"]
     with_vision = china_lines("pip install torch==2.14.1 torchvision --index-url "
@@ -116,34 +116,34 @@ def test_platform_names_and_the_result_page_helper():
 
 
 def test_a_damaged_mirror_table_gives_no_lines_not_a_crash(monkeypatch):
-    from wizard import torch_installer
-    from wizard.knowledge import KnowledgeError
+    from wizard.knowledge.damaged import KnowledgeError
+    from wizard.pytorch import installer
 
     def damaged():
         raise KnowledgeError("torch_mirrors.toml", "[pypi]", "url", "must be text")
 
-    monkeypatch.setattr(torch_installer, "load_pypi_mirror", damaged)
+    monkeypatch.setattr(installer, "load_pypi_mirror", damaged)
     assert china_lines("pip install torch==2.14.1 --index-url https://download.pytorch.org/whl/cpu", "zh") == ()
 
 
 def test_the_pypi_mirror_table_loads_and_is_checked(tmp_path, monkeypatch):
     import shutil
 
-    from wizard import torch_installer
-    from wizard.knowledge import KnowledgeError
+    from wizard.knowledge.damaged import KnowledgeError
+    from wizard.pytorch import installer
 
-    mirror = torch_installer.load_pypi_mirror()
+    mirror = installer.load_pypi_mirror()
     assert mirror.url == TUNA and mirror.title_zh
     content = tmp_path / "content"
-    shutil.copytree(torch_installer.content_dir(), content)
+    shutil.copytree(installer.content_dir(), content)
     text = (content / "torch_mirrors.toml").read_text(encoding="utf-8")
     (content / "torch_mirrors.toml").write_text(text.replace(f'url = "{TUNA}"', 'url = "http://x.example/"'),
                                                 encoding="utf-8")
-    monkeypatch.setattr(torch_installer, "content_dir", lambda: content)
-    torch_installer.load_pypi_mirror.cache_clear()
+    monkeypatch.setattr(installer, "content_dir", lambda: content)
+    installer.load_pypi_mirror.cache_clear()
     try:
         with pytest.raises(KnowledgeError) as caught:
-            torch_installer.load_pypi_mirror()
+            installer.load_pypi_mirror()
         assert "url" in str(caught.value)
     finally:
-        torch_installer.load_pypi_mirror.cache_clear()
+        installer.load_pypi_mirror.cache_clear()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from wizard.cli import main
-from wizard.install import choose_torch
+from wizard.pytorch.choose import choose_torch
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
@@ -394,7 +394,7 @@ def test_cli_live_mode_with_python_installs_into_that_interpreter(tmp_path):
     ("Tesla V100-SXM2-16GB", "7.0"), ("Matrox G200", None),
 ])
 def test_product_names_imply_a_compute_capability(name, cc):
-    from wizard.install import guess_compute_capability
+    from wizard.pytorch.choose import guess_compute_capability
 
     assert guess_compute_capability(name) == cc
 
@@ -402,7 +402,7 @@ def test_product_names_imply_a_compute_capability(name, cc):
 def test_a_card_without_driver_or_catalog_entry_gets_a_build_with_its_kernels():
     """The recorded GTX 970 on nouveau: no NVML, not in the catalog; cu132 has no sm_52."""
     from tests.recorded import machine
-    from wizard.install import choose_for_machine
+    from wizard.pytorch.choose import choose_for_machine
 
     choice = choose_for_machine(machine("nouveau"))
     assert choice.variant == "cu126"
@@ -491,7 +491,7 @@ def test_what_nobody_knows_is_called_unknown_not_a_question_mark(capsys, lang, w
 def test_asked_for_a_command_it_first_says_whether_the_pytorch_there_is_worth_keeping(name, key, capsys):
     """"Keep your PyTorch" is an answer: the command is for another environment, or a change."""
     from tests.recorded import machine_path
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     main(["torch-command", "--machine", str(machine_path(name)), "--lang", "en"])
     out = " ".join(capsys.readouterr().out.split())

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from wizard.content import content_dir
-from wizard.knowledge import KnowledgeError
-from wizard.torch_matrix import arch_support, driver_at_least, load_matrix, parse_cc, sm_name, version_tuple
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.damaged import KnowledgeError
+from wizard.pytorch.matrix import arch_support, driver_at_least, load_matrix, parse_cc, sm_name, version_tuple
 
 MATRIX = load_matrix()
 RAW = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))

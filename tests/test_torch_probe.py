@@ -20,13 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from wizard.probe import _torch_child
-from wizard.probe.model import machine_from_dict, to_dict
+from wizard.probe.facts import machine_from_dict, to_dict
 from wizard.probe.runner import RunResult
-from wizard.probe.torch import StaticFacts, assemble, probe_torch, start_torch_probe, static_torch_facts
-from wizard.probe.torch.child import child_source, parse_child_output
-from wizard.probe.torch.static import build_of, find_distributions, read_version_py, record_bytes
-from wizard.torch_lines import torch_message
+from wizard.pytorch.probe import (
+    StaticFacts,
+    assemble,
+    describe_torch,
+    probe_torch,
+    start_torch_probe,
+    static_torch_facts,
+)
+from wizard.pytorch.probe.child import child_source, parse_child_output
+from wizard.pytorch.probe.static import build_of, find_distributions, read_version_py, record_bytes
+from wizard.pytorch.wording import torch_message
 
 SHORT = 3.0          # the probe's own timeout in these tests
 BOUND = SHORT + 2.0  # "returns within timeout + ~1 s", with room for a slow CI machine
@@ -402,10 +408,10 @@ def test_build_of(version, cuda, hip, xpu, mps, apple, expected):
 
 
 def test_child_output_is_found_among_noise():
-    line = _torch_child.MARKER + '{"status": "ok", "version": "2.4.1"}'
+    line = describe_torch.MARKER + '{"status": "ok", "version": "2.4.1"}'
     assert parse_child_output(f"banner from C\n{line}\nmore noise\n") == {"status": "ok", "version": "2.4.1"}
     assert parse_child_output("no marker here") is None
-    assert parse_child_output(_torch_child.MARKER + "{broken") is None
+    assert parse_child_output(describe_torch.MARKER + "{broken") is None
 
 
 def test_windows_access_violation_exit_code_is_a_crash():
@@ -416,7 +422,7 @@ def test_windows_access_violation_exit_code_is_a_crash():
 
 
 def test_broken_record_with_missing_package_is_an_import_error():
-    run = RunResult("ok", 0, _torch_child.MARKER + '{"status": "not-installed", '
+    run = RunResult("ok", 0, describe_torch.MARKER + '{"status": "not-installed", '
                     '"error_line": "ModuleNotFoundError: No module named \'torch\'"}\n', "")
     info, _, _ = assemble(run, StaticFacts(True, version="2.9.1"), "python", 25.0)
     assert info.status == "import-error"
@@ -430,7 +436,7 @@ def test_key_line_prefers_a_named_library_over_the_outer_message():
         except OSError as exc:
             raise RuntimeError("torch failed") from exc
     except RuntimeError as exc:
-        line = _torch_child.key_line(exc)
+        line = describe_torch.key_line(exc)
     assert line.startswith("OSError: [WinError 126]") and "c10.dll" in line
 
 
@@ -507,7 +513,7 @@ def test_real_torch_static_facts_agree_with_the_live_ones():
 
 
 def test_message_does_not_call_a_gpu_usable_when_the_build_lacks_its_kernels():
-    from wizard.probe.model import TorchDevice, TorchInfo
+    from wizard.probe.facts import TorchDevice, TorchInfo
 
     pascal = TorchInfo(status="ok", version="2.8.0+cu128", build="cuda", cuda_available=True,
                        devices=(TorchDevice("NVIDIA GeForce GTX 1080 Ti", "6.1"),),
@@ -696,7 +702,7 @@ WRONG_TYPES = {
 def test_an_answer_with_wrong_types_is_a_plain_status_never_a_crash(tmp_path):
     import json as _json
 
-    line = "\n" + _torch_child.MARKER + _json.dumps(WRONG_TYPES) + "\n"
+    line = "\n" + describe_torch.MARKER + _json.dumps(WRONG_TYPES) + "\n"
     python = fake_python(tmp_path, line)
     info, bench, _ = probe_torch(python, timeout=20, benchmark=True)
     assert info.status == "ok"
@@ -793,7 +799,7 @@ def test_the_packages_a_bug_report_lists_are_read_from_the_environment(tmp_path)
         folder.mkdir()
         (folder / "__init__.py").write_text("")
         write_dist(tmp_path, name, version, [f"{name.replace('-', '_')}/__init__.py"])
-    from wizard.probe.torch.static import facts_from_path
+    from wizard.pytorch.probe.static import facts_from_path
 
     facts = facts_from_path([str(tmp_path)], "3.12.4", "x86_64")
     assert facts.packages == ("numpy==2.2.3", "nvidia-cudnn-cu12==9.1.0.70", "torch==2.6.0+cu124",
@@ -801,7 +807,7 @@ def test_the_packages_a_bug_report_lists_are_read_from_the_environment(tmp_path)
 
 
 def test_conda_packages_are_read_from_conda_meta(tmp_path):
-    from wizard.probe.torch.static import conda_packages
+    from wizard.pytorch.probe.static import conda_packages
 
     meta = tmp_path / "conda-meta"
     meta.mkdir()

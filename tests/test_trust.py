@@ -451,7 +451,7 @@ def test_the_time_the_user_takes_to_answer_is_not_the_probes(tmp_path, monkeypat
     import time as clock
 
     from tests.test_discover import make_venv
-    from wizard.probe.torch import job
+    from wizard.pytorch.probe import job
 
     monkeypatch.setattr(job, "DISCOVERY_BOUND", 0.5)
     project = tmp_path / "proj"

@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from wizard import vendor_gpus
-from wizard.knowledge import KnowledgeError
-from wizard.probe.model import Gpu
-from wizard.vendor_gpus import amd_gfx, amd_is_apu, hsa_override, intel_xpu_capable, load_tables
+from wizard.knowledge.damaged import KnowledgeError
+from wizard.probe.facts import Gpu
+from wizard.pytorch import vendor_gpus
+from wizard.pytorch.vendor_gpus import amd_gfx, amd_is_apu, hsa_override, intel_xpu_capable, load_tables
 
 
 def amd(pci_id: str, **kw) -> Gpu:

@@ -9,8 +9,8 @@ import pytest
 from tests.recorded import machine
 from wizard.advise import advise
 from wizard.answers import Answers
-from wizard.i18n import t
-from wizard.knowledge import load_knowledge
+from wizard.knowledge.load import load_knowledge
+from wizard.text.i18n import t
 
 
 @pytest.fixture(scope="module")

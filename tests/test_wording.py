@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.recorded import MACHINE_FILES, machine_path
-from wizard.content import content_dir
-from wizard.i18n import strings, t
+from wizard.knowledge.content import content_dir
+from wizard.text.i18n import strings, t
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.stem for p in (content_dir() / "en").glob("*.md"))
@@ -104,8 +104,8 @@ def _chinese(text: str) -> bool:
 
 
 def _machine(path: Path, lang: str):
-    from wizard.identify import localize
-    from wizard.machine_file import load_machine
+    from wizard.machine.identify import localize
+    from wizard.machine.recorded import load_machine
 
     return localize(load_machine(str(path), lang), lang)
 
@@ -113,7 +113,7 @@ def _machine(path: Path, lang: str):
 @pytest.mark.parametrize("path", MACHINE_FILES, ids=lambda p: p.stem)
 def test_every_evidence_line_of_a_recorded_machine_has_a_chinese_frame(path):
     from wizard.commands.check import render_text
-    from wizard.diagnose import diagnose
+    from wizard.diagnosis.diagnose import diagnose
 
     machine = _machine(path, "zh")
     findings = diagnose(machine, "zh")
@@ -167,13 +167,13 @@ def _probe_evidence(tmp_path: Path) -> list[str]:
 
 
 def test_every_evidence_line_the_probes_write_is_told_in_chinese(tmp_path):
-    from wizard.evidence import chassis_evidence_text
+    from wizard.text.evidence import chassis_evidence_text
 
     lines = _probe_evidence(tmp_path)
     assert len(lines) >= 20, lines
     untold = [line for line in lines if not _chinese(chassis_evidence_text(line, "zh"))]
     assert not untold
-    from wizard.evidence import CHASSIS_PATTERNS, PLAIN_KEYS
+    from wizard.text.evidence import CHASSIS_PATTERNS, PLAIN_KEYS
 
     plain = [p for k, p in CHASSIS_PATTERNS if k in PLAIN_KEYS]
     for line in lines:
@@ -187,7 +187,7 @@ def test_every_evidence_line_the_probes_write_is_told_in_chinese(tmp_path):
 
 def test_the_english_templates_are_the_lines_the_patterns_read():
     """en strings are the probes' own wording: a template and its pattern cannot drift apart."""
-    from wizard.evidence import CHASSIS_PATTERNS, RUN_PATTERNS
+    from wizard.text.evidence import CHASSIS_PATTERNS, RUN_PATTERNS
 
     for area, patterns in (("chassis", CHASSIS_PATTERNS), ("run", RUN_PATTERNS)):
         for key, pattern in patterns:
@@ -210,7 +210,7 @@ def test_the_english_templates_are_the_lines_the_patterns_read():
      "CUDA error: no kernel image is available for execution on the device"),
 ])
 def test_how_a_run_ended_is_told_in_chinese_and_what_a_program_said_is_quoted(line, shown):
-    from wizard.evidence import run_text
+    from wizard.text.evidence import run_text
 
     assert run_text(line, "zh") == shown
     assert run_text(line, "en") == line
@@ -219,9 +219,9 @@ def test_how_a_run_ended_is_told_in_chinese_and_what_a_program_said_is_quoted(li
 def test_a_timed_out_torch_and_gpu_test_read_in_chinese():
     import dataclasses
 
-    from wizard.diagnose_torch import torch_findings
-    from wizard.probe.model import GpuTest, TorchInfo
-    from wizard.torch_lines import torch_message
+    from wizard.probe.facts import GpuTest, TorchInfo
+    from wizard.pytorch.causes import torch_findings
+    from wizard.pytorch.wording import torch_message
 
     hung = TorchInfo(status="timeout", error_line="no answer within 25 s")
     machine = dataclasses.replace(_machine(machine_path("vm-no-gpu"), "zh"), torch=hung)
@@ -233,7 +233,7 @@ def test_a_timed_out_torch_and_gpu_test_read_in_chinese():
 
 
 def test_sizes_in_gb_have_one_decimal_or_none():
-    from wizard.textout import gb_text
+    from wizard.text.output import gb_text
 
     assert [gb_text(v) for v in (3.94, 7.98, 10.92, 11.99, 140.4, 16.0, 0.5)] == \
         ["3.9", "8", "11", "12", "140", "16", "0.5"]
@@ -241,7 +241,7 @@ def test_sizes_in_gb_have_one_decimal_or_none():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_nvml_error_class_names_are_not_shown(lang):
-    from wizard.evidence import run_text
+    from wizard.text.evidence import run_text
 
     shown = run_text("NVMLError_DriverNotLoaded: Driver Not Loaded", lang)
     assert "NVMLError" not in shown and "Driver Not Loaded" in shown
@@ -252,7 +252,7 @@ def test_nvml_error_class_names_are_not_shown(lang):
 def test_no_question_mark_stands_for_a_value_nobody_knows(path, lang):
     """"driver ?" or "(?)" tells a beginner nothing: say "unknown" (issue 12, Words)."""
     from wizard.commands.check import render_text
-    from wizard.diagnose import diagnose
+    from wizard.diagnosis.diagnose import diagnose
 
     machine = _machine(path, lang)
     text = render_text(machine, diagnose(machine, lang), lang, recorded=path.name)

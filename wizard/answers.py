@@ -198,7 +198,7 @@ def _budget_text_problems(data: dict[str, Any], currency: str, path: str, knowle
         return [f"{path}.budget: expected text such as \"5k\" or a number, got {type_name(value)}"]
     reading = read_budget(value, currency, knowledge)
     if isinstance(reading, str):
-        from wizard.i18n import t
+        from wizard.text.i18n import t
 
         return [f"{path}.budget: {shown(value)}: {t(reading, 'en')}"]
     if "budget_currency" in data and reading.currency != currency:

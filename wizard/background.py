@@ -1,7 +1,7 @@
 """One call in a daemon thread, whose result (or exception) whoever needs it waits for.
 
 Probes run side by side this way: the NVML child, the hardware readers, interpreter discovery,
-and every probe of a command (wizard.live.settle). Daemon threads, not a pool: a slow listing
+and every probe of a command (wizard.machine.live.settle). Daemon threads, not a pool: a slow listing
 never delays gpu-wizard's exit (the runner's atexit ends the children), and `check` does not pay
 for concurrent.futures and logging at start.
 """

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from wizard import __version__, signals
-from wizard.content import DAMAGED, ContentError
+from wizard.knowledge.content import DAMAGED, ContentError
 
 # name → module; the order is the order of `--help`.
 COMMANDS = {
@@ -179,8 +179,8 @@ def _check_python(args: argparse.Namespace) -> str | None:
     path = getattr(args, "python", None)
     if not path:
         return None
-    from wizard.i18n import t
     from wizard.probe.discover import PythonArgError, check_python_arg
+    from wizard.text.i18n import t
 
     try:
         args.python = check_python_arg(path)
@@ -202,7 +202,7 @@ _DAMAGED_TEXT = {
 
 
 def _lang(args: argparse.Namespace | None) -> str:
-    from wizard.i18n import language_from_env
+    from wizard.text.i18n import language_from_env
 
     lang = getattr(args, "lang", None) or language_from_env()
     return lang if lang in _DAMAGED_TEXT else "en"
@@ -213,7 +213,7 @@ def _warn_damaged(lang: str) -> None:
 
     Every file is read once more (~30 ms) so damage is reported even when this command did
     not happen to need the file, rather than at some later, more important moment."""
-    from wizard.content import check_installation
+    from wizard.knowledge.content import check_installation
 
     check_installation()  # records into DAMAGED
     for name, reason in DAMAGED.items():
@@ -221,7 +221,7 @@ def _warn_damaged(lang: str) -> None:
 
 
 def _say(text: str) -> None:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     try:
         print(safe(text, sys.stderr), file=sys.stderr)
@@ -230,7 +230,7 @@ def _say(text: str) -> None:
 
 
 def _interrupted(exc: KeyboardInterrupt, lang: str | None, writes_reports: bool = True) -> int:
-    from wizard.i18n import language_from_env, t
+    from wizard.text.i18n import language_from_env, t
 
     runner = sys.modules.get("wizard.probe.runner")
     if runner is not None:

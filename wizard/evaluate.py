@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 if TYPE_CHECKING:
     from wizard.advise import Recommendation
     from wizard.answers import Answers
-    from wizard.findings import Finding
-    from wizard.install import TorchChoice
-    from wizard.knowledge import Knowledge
+    from wizard.diagnosis.findings import Finding
+    from wizard.knowledge.records import Knowledge
     from wizard.presentation import Presentation
-    from wizard.probe.model import Machine
+    from wizard.probe.facts import Machine
+    from wizard.pytorch.choose import TorchChoice
 
 # Picks the torch build for a machine; tests inject their own.
 TorchChooser = Callable[["Machine", str], Optional["TorchChoice"]]
@@ -42,8 +42,8 @@ class Outcome(NamedTuple):
 def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:
     """The torch build and command for `machine`; None when the matrix cannot describe it
     (then the advice has no command rather than a wrong one)."""
-    from wizard.content import ContentError
-    from wizard.install import choose_for_machine
+    from wizard.knowledge.content import ContentError
+    from wizard.pytorch.choose import choose_for_machine
 
     try:
         return choose_for_machine(machine, lang)
@@ -57,7 +57,7 @@ def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | N
              chooser: TorchChooser | None = None) -> Outcome:
     """Findings and (with answers) the recommendation for `machine`, whose install command is
     the torch build `chooser` picks."""
-    from wizard.diagnose import diagnose
+    from wizard.diagnosis.diagnose import diagnose
 
     findings = tuple(diagnose(machine, lang))
     if answers is None:
@@ -65,7 +65,7 @@ def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | N
         # come (diagnose says what it could not check), so nothing here may need the matrix.
         return Outcome(machine, findings, None)
     from wizard.advise import advise
-    from wizard.knowledge import load_knowledge
+    from wizard.knowledge.load import load_knowledge
 
     choice = (chooser or choose_torch)(machine, lang)
     recommendation = advise(answers, machine, knowledge or load_knowledge(), lang, findings, choice)

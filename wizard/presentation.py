@@ -4,7 +4,7 @@ From (Machine, findings, recommendation) the core builds typed lines: the verdic
 action, the NVIDIA and PyTorch lines with their marks, the install line or its absence with the
 reason, and how to check the install worked. `check`, `report show`, the wizard's panels and
 result page, the headless run and the roster render these and hold no rule of their own: the
-rules are wizard.judgement's.
+rules are wizard.diagnosis.judgement's.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from wizard import judgement
-from wizard.findings import Finding
-from wizard.i18n import t
-from wizard.judgement import Action
+from wizard.diagnosis import judgement
+from wizard.diagnosis.findings import Finding
+from wizard.diagnosis.judgement import Action
+from wizard.text.i18n import t
 
 
 @dataclass(frozen=True)
@@ -132,9 +132,9 @@ def _name(platform: Any) -> str:
 
 
 def findings_for(machine: Any, lang: str) -> tuple[Finding, ...]:
-    """wizard.diagnose's findings; none from a damaged torch matrix (the App names the file)."""
-    from wizard.content import ContentError
-    from wizard.diagnose import diagnose
+    """wizard.diagnosis.diagnose's findings; none from a damaged torch matrix (the App names the file)."""
+    from wizard.diagnosis.diagnose import diagnose
+    from wizard.knowledge.content import ContentError
 
     try:
         return tuple(diagnose(machine, lang))

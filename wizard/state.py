@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from wizard.answers import Answers
 from wizard.evaluate import Outcome, TorchChooser, evaluate
-from wizard.live import Live, Probes
+from wizard.machine.live import Live, Probes
 
 if TYPE_CHECKING:
-    from wizard.knowledge import Knowledge
-    from wizard.machine_file import Recording
+    from wizard.knowledge.records import Knowledge
+    from wizard.machine.recorded import Recording
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class WizardState:
 
     @cached_property
     def knowledge(self) -> Knowledge:
-        from wizard.knowledge import load_knowledge
+        from wizard.knowledge.load import load_knowledge
 
         return load_knowledge()
 
@@ -146,7 +146,7 @@ class WizardState:
         # the fix, an optional upgrade or not needed.
         if not self.can_pick_python or outcome is None or outcome.recommendation is None:
             return None
-        from wizard.torch_installer import PlanError, find_uv, plan_for_machine
+        from wizard.pytorch.installer import PlanError, find_uv, plan_for_machine
 
         try:
             return plan_for_machine(outcome.machine, self.lang, uv=find_uv())
@@ -158,12 +158,13 @@ class WizardState:
     def default_report_path(self) -> Path:
         if self.report_path is not None:
             return self.report_path
-        from wizard.report import default_report_path
+        from wizard.report.saving import default_report_path
 
         return default_report_path(self.now(), self.cwd, self.home)
 
     def resolve_path(self, text: str) -> Path:
-        from wizard.report import ReportSaveError, current_folder, next_free_path
+        from wizard.report.errors import ReportSaveError
+        from wizard.report.saving import current_folder, next_free_path
 
         path = Path(os.path.expanduser(text.strip()))
         if not path.is_absolute():
@@ -181,7 +182,7 @@ class WizardState:
 
     def home_fallback(self, failed: Path) -> Path | None:
         """Where to offer saving instead when `failed`'s folder cannot be written."""
-        from wizard.report import next_free_path
+        from wizard.report.saving import next_free_path
 
         home = self.home or Path.home()
         if failed.parent == home or not os.access(home, os.W_OK):
@@ -189,7 +190,7 @@ class WizardState:
         return next_free_path(home / failed.name)
 
     def build_report(self) -> dict[str, Any]:
-        from wizard.report import build_report
+        from wizard.report.building import build_report
 
         outcome = self.outcome()
         if outcome is None:
@@ -207,7 +208,7 @@ class WizardState:
 
     def save_report(self, text: str) -> Path:
         """Save to `text` (a path as typed); ReportError when that is not possible."""
-        from wizard.report import save_report
+        from wizard.report.saving import save_report
 
         path = self.resolve_path(text)
         saved = save_report(self.build_report(), path)

@@ -107,7 +107,7 @@ def remember_environment(env: str, answer: str) -> Path:
 def remember_saying(env: str, run: bool, lang: str) -> tuple[bool, str]:
     """Remember the user's answer for `env`; whether it was, and the sentence that says where
     it is kept, or why it could not be."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     try:
         path = remember_environment(env, "run" if run else "skip")

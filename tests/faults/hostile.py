@@ -22,7 +22,7 @@ BASE = Path(__file__).with_name("student-zh.toml")
 
 # What must never reach a terminal from a report: C0/C1 controls but newline, and the Unicode
 # characters that reorder or hide text. The joiners U+200C and U+200D may: Persian words and
-# emoji are spelled with them (wizard.textout keeps them).
+# emoji are spelled with them (wizard.text.output keeps them).
 FORBIDDEN = {chr(c) for c in range(0x20) if chr(c) not in "\n"} | {chr(c) for c in range(0x7f, 0xa0)} \
     | set("\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
 

@@ -41,10 +41,10 @@ from tests.faults.harness import (
 from tests.recorded import machine_path
 from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
-from wizard.i18n import t
 from wizard.probe.gather import NVML_TIMEOUT
-from wizard.probe.torch import DEFAULT_TIMEOUT as TORCH_TIMEOUT
-from wizard.report import VERDICTS
+from wizard.pytorch.probe import DEFAULT_TIMEOUT as TORCH_TIMEOUT
+from wizard.report.fields import VERDICTS
+from wizard.text.i18n import t
 
 pytestmark = pytest.mark.faults
 

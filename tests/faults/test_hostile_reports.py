@@ -301,7 +301,7 @@ def test_the_wizard_replays_a_hostile_report_as_text(tmp_path):
 
 
 def test_a_hostile_created_time_reaches_the_replay_banner_safely(tmp_path):
-    from wizard.machine_file import load_recording
+    from wizard.machine.recorded import load_recording
 
     text = hostile.BASE.read_text(encoding="utf-8").replace(
         "created = 2026-11-30 15:03:03+00:00", "created = 0001-01-01 00:00:00+08:00")

@@ -17,13 +17,13 @@ computer take a card; what does the budget buy; and what is free meanwhile.
 
 from __future__ import annotations
 
-from wizard.advise.answers import goal_phrase
+from wizard.advise.assumptions import goal_phrase
 from wizard.advise.clouds import rank_platforms
 from wizard.advise.hardware import gpu_candidates
 from wizard.advise.local import local_gpu
 from wizard.advise.money import format_money, mid_sentence
 from wizard.advise.recommend import advise
-from wizard.advise.records import PICK_SEGMENTS, GpuPick, PlatformPick, Recommendation
+from wizard.advise.recommendation import PICK_SEGMENTS, GpuPick, PlatformPick, Recommendation
 
 __all__ = [
     "PICK_SEGMENTS", "GpuPick", "PlatformPick", "Recommendation", "advise",

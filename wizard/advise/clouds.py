@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from wizard.advise.records import PlatformPick
-from wizard.i18n import t
-from wizard.knowledge import Goal, Knowledge, Platform
+from wizard.advise.recommendation import PlatformPick
+from wizard.knowledge.goals import Goal
+from wizard.knowledge.records import Knowledge, Platform
+from wizard.text.i18n import t
 
 # ----------------------------------------------------------------------------- clouds ---
 

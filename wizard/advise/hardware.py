@@ -10,7 +10,7 @@ from wizard.advise.clouds import best_free_vram
 from wizard.advise.laptop import buy_laptop
 from wizard.advise.mac import laptop_memory_within, offer_mac
 from wizard.advise.money import format_money, money_range, named, number_text, price_notes, price_text
-from wizard.advise.records import (
+from wizard.advise.recommendation import (
     MAX_PICKS,
     MIN_PICK_COMPUTE_CAPABILITY,
     PICK_SEGMENTS,
@@ -20,10 +20,11 @@ from wizard.advise.records import (
     PlatformPick,
 )
 from wizard.answers import Answers
-from wizard.i18n import t
-from wizard.judgement import KNOWN_CHASSIS
-from wizard.knowledge import CatalogGpu, Goal, Knowledge
-from wizard.probe.model import Machine
+from wizard.diagnosis.judgement import KNOWN_CHASSIS
+from wizard.knowledge.goals import Goal
+from wizard.knowledge.records import CatalogGpu, Knowledge
+from wizard.probe.facts import Machine
+from wizard.text.i18n import t
 
 # ------------------------------------------------------------------------ new hardware ---
 

@@ -12,9 +12,10 @@ import datetime as dt
 from typing import Any
 
 from wizard.advise.money import format_money, money_range, number_text
-from wizard.advise.records import MAX_PICKS, Draft, GpuPick
-from wizard.i18n import t
-from wizard.knowledge import Goal, Knowledge
+from wizard.advise.recommendation import MAX_PICKS, Draft, GpuPick
+from wizard.knowledge.goals import Goal
+from wizard.knowledge.records import Knowledge
+from wizard.text.i18n import t
 
 # The laptop GPUs sold new today: the RTX 50 series (older laptop parts are in the catalog to
 # name what a student owns, not to buy).

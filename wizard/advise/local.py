@@ -5,14 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from wizard.advise.money import mid_sentence, number_text
-from wizard.advise.records import APPLE_GPU_SHARE_LARGE, APPLE_GPU_SHARE_SMALL, APPLE_LARGE_RAM_GB, Draft, LocalGpu
-from wizard.diagnose_torch import torch_not_run
-from wizard.findings import Finding
-from wizard.i18n import t
-from wizard.install import shell_quote
-from wizard.knowledge import Goal, Knowledge
-from wizard.probe.model import Gpu, Machine
-from wizard.textout import near_path
+from wizard.advise.recommendation import (
+    APPLE_GPU_SHARE_LARGE,
+    APPLE_GPU_SHARE_SMALL,
+    APPLE_LARGE_RAM_GB,
+    Draft,
+    LocalGpu,
+)
+from wizard.diagnosis.findings import Finding
+from wizard.knowledge.goals import Goal
+from wizard.knowledge.records import Knowledge
+from wizard.probe.facts import Gpu, Machine
+from wizard.pytorch.causes import torch_not_run
+from wizard.pytorch.choose import shell_quote
+from wizard.text.i18n import t
+from wizard.text.output import near_path
 
 # -------------------------------------------------------------------- this computer's GPU ---
 
@@ -49,7 +56,7 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> LocalGpu | None:
             usable_now=bool(torch and torch.cuda_available and torch.build == "rocm"),
             count=len(amd), smallest_vram_gb=size,
         )
-    from wizard.vendor_gpus import intel_xpu_capable
+    from wizard.pytorch.vendor_gpus import intel_xpu_capable
 
     intel = [g for g in machine.gpus if intel_xpu_capable(g) and machine.os in ("Linux", "Windows")]
     if intel:
@@ -152,7 +159,7 @@ def describe_missing_gpu(local: LocalGpu | None, machine: Machine, goal: Goal, d
 
 
 def fix_first(errors: list[Finding], draft: Draft) -> None:
-    # The first error is the next step itself (wizard.judgement.leading), said with its fix
+    # The first error is the next step itself (wizard.diagnosis.judgement.leading), said with its fix
     # above the reasons: the reasons add the ones after it.
     for finding in errors[1:3]:
         draft.add("fix-first", title=finding.title.rstrip(".。"), fix=finding.fix)

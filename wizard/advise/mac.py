@@ -27,12 +27,19 @@ import datetime as dt
 from typing import Any
 
 from wizard.advise.laptop import laptop_classes, laptop_pick
+from wizard.advise.market import MacPrice
 from wizard.advise.money import format_money, number_text, price_text
-from wizard.advise.records import APPLE_GPU_SHARE_LARGE, APPLE_GPU_SHARE_SMALL, APPLE_LARGE_RAM_GB, Draft, GpuPick
-from wizard.i18n import t
-from wizard.knowledge import Goal, Knowledge
-from wizard.market import MacPrice
-from wizard.probe.model import Machine
+from wizard.advise.recommendation import (
+    APPLE_GPU_SHARE_LARGE,
+    APPLE_GPU_SHARE_SMALL,
+    APPLE_LARGE_RAM_GB,
+    Draft,
+    GpuPick,
+)
+from wizard.knowledge.goals import Goal
+from wizard.knowledge.records import Knowledge
+from wizard.probe.facts import Machine
+from wizard.text.i18n import t
 
 # Goals a Mac's memory serves: running models, not training them (CUDA-only tools, slow training).
 MAC_GOALS = ("llm-inference",)

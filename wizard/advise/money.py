@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 
-from wizard.advise.records import Draft, GpuPick
-from wizard.i18n import t
-from wizard.knowledge import Knowledge
+from wizard.advise.recommendation import Draft, GpuPick
+from wizard.knowledge.records import Knowledge
+from wizard.text.i18n import t
 
 # ------------------------------------------------------------------------------ money ---
 
@@ -92,8 +92,8 @@ def price_notes(picks: Iterable[GpuPick], knowledge: Knowledge, currency: str, d
 
 
 def number_text(value: float | None) -> str:
-    """Sizes as people say them: 12, 10.6, 141 (never 11.99): wizard.textout's one rule."""
-    from wizard.textout import gb_text
+    """Sizes as people say them: 12, 10.6, 141 (never 11.99): wizard.text.output's one rule."""
+    from wizard.text.output import gb_text
 
     return "unknown" if value is None else gb_text(value)
 

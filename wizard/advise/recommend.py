@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wizard.advise.answers import (
+from wizard.advise.assumptions import (
     answer_disagreements,
     answered_form_factor,
     answered_goal,
@@ -16,21 +16,21 @@ from wizard.advise.clouds import best_free_vram, rank_platforms
 from wizard.advise.hardware import new_hardware
 from wizard.advise.local import current_gpu_verdict, describe_missing_gpu, fix_first, local_gpu
 from wizard.advise.money import number_text
-from wizard.advise.records import CPU_ENOUGH_VRAM_GB, MAX_PICKS, Draft, GpuPick, Recommendation
+from wizard.advise.recommendation import CPU_ENOUGH_VRAM_GB, MAX_PICKS, Draft, GpuPick, Recommendation
 from wizard.answers import Answers
-from wizard.findings import Finding
-from wizard.i18n import t
-from wizard.judgement import KNOWN_CHASSIS, decide
-from wizard.knowledge import Knowledge
+from wizard.diagnosis.findings import Finding
+from wizard.diagnosis.judgement import KNOWN_CHASSIS, decide
+from wizard.knowledge.records import Knowledge
 from wizard.presentation import device_of
-from wizard.probe.model import Machine
+from wizard.probe.facts import Machine
+from wizard.text.i18n import t
 
 
 def advise(answers: Answers, machine: Machine, knowledge: Knowledge, lang: str = "en",
            findings: Iterable[Finding] = (), torch_choice: Any = None) -> Recommendation:
     """The advice for this user and machine.
 
-    `findings` come from wizard.diagnose; `torch_choice` is wizard.install's choice for this
+    `findings` come from wizard.diagnosis.diagnose; `torch_choice` is wizard.pytorch.choose's choice for this
     machine (anything with `.command` and `.reason`); without it no command is given.
     """
     findings = tuple(findings)

@@ -35,29 +35,29 @@ def run(args: argparse.Namespace) -> int:
         nvml_job = NvmlJob()
     from dataclasses import asdict, replace
 
-    from wizard.i18n import language_from_env
+    from wizard.text.i18n import language_from_env
 
     lang = args.lang or language_from_env()
     if args.machine:
-        from wizard.identify import localize
-        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.machine.identify import localize
+        from wizard.machine.recorded import MachineFileError, load_machine
 
         try:
             machine = localize(load_machine(args.machine, lang), lang)
         except MachineFileError as exc:
-            from wizard.textout import safe
+            from wizard.text.output import safe
 
             print(safe(f"gpu-wizard: {exc}", sys.stderr), file=sys.stderr)
             return 2
     else:
-        from wizard.live import probe_this_machine
+        from wizard.machine.live import probe_this_machine
 
         machine = probe_this_machine(lang, python=args.python, with_torch=not args.no_torch,
                                      benchmark=args.benchmark, gpu_test=not args.no_gpu_test,
                                      others_early=True, nvml_job=nvml_job,
                                      no_discover=args.no_discover)
+    from wizard.diagnosis.findings import worst
     from wizard.evaluate import evaluate
-    from wizard.findings import worst
 
     # Diagnose the machine as it is: a fix must name the real interpreter (`~/proj/.venv/bin/python
     # -m pip`), not the bare name redaction leaves. What is made to be saved or pasted (JSON, the
@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.json:
         import json
 
-        from wizard.probe.model import to_dict
-        from wizard.textout import clean_strings
+        from wizard.probe.facts import to_dict
+        from wizard.text.output import clean_strings
 
         shared, shared_findings = _shared(machine, findings, args.no_redact)
         payload = clean_strings({"machine": to_dict(shared), "findings": [asdict(f) for f in shared_findings]})
@@ -91,9 +91,9 @@ def _shared(machine, findings, no_redact: bool):
         return machine, findings
     from dataclasses import asdict
 
-    from wizard.findings import Finding
-    from wizard.probe.model import machine_from_dict, to_dict
-    from wizard.report import redact_report
+    from wizard.diagnosis.findings import Finding
+    from wizard.probe.facts import machine_from_dict, to_dict
+    from wizard.report.redaction import redact_report
 
     redacted = redact_report({"machine": to_dict(machine), "findings": [asdict(f) for f in findings]})
     return machine_from_dict(redacted["machine"]), [Finding(**f) for f in redacted["findings"]]
@@ -102,12 +102,12 @@ def _shared(machine, findings, no_redact: bool):
 def render_text(machine, findings, lang: str, recorded: str | None = None) -> str:
     import shutil
 
-    from wizard import nvidia_explain
-    from wizard.evidence import chassis_evidence_text, probe_status_text, run_text
-    from wizard.i18n import has, t
+    from wizard.diagnosis import nvidia_cause
     from wizard.presentation import present
-    from wizard.textout import gb_text, mark, safe, wrap
-    from wizard.torch_lines import gpu_test_line, interpreter_line, not_run_lines
+    from wizard.pytorch.wording import gpu_test_line, interpreter_line, not_run_lines
+    from wizard.text.evidence import chassis_evidence_text, probe_status_text, run_text
+    from wizard.text.i18n import has, t
+    from wizard.text.output import gb_text, mark, safe, wrap
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
@@ -140,7 +140,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
     line()
 
     nv = machine.nvidia
-    reason = nvidia_explain.reason_of(machine)
+    reason = nvidia_cause.reason_of(machine)
     severity = shown.nvidia
     label_key = f"check.nvidia-reason.{reason}"
     label = t(label_key, lang) if reason and has(label_key, lang) \
@@ -247,7 +247,7 @@ def render_text(machine, findings, lang: str, recorded: str | None = None) -> st
 def environment_lines(torch, lang: str) -> list[str]:
     """What a bug report asks about the Python checked besides torch itself (collect_env's
     facts): cuDNN, the C library, the library variables that are set (by name) and the packages."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     lines = []
     if torch.cudnn_version:
@@ -270,8 +270,9 @@ def render_markdown(machine, findings) -> str:
     """The block to paste into a GitHub issue: the facts `python -m torch.utils.collect_env`
     gives (and the GPU tests, the NVIDIA driver's own status, the findings), in English, from
     the machine as given (check passes the redacted one). Library variables by name only."""
-    from wizard import __version__, nvidia_explain
-    from wizard.textout import safe
+    from wizard import __version__
+    from wizard.diagnosis import nvidia_cause
+    from wizard.text.output import safe
 
     out: list[str] = []
 
@@ -292,7 +293,7 @@ def render_markdown(machine, findings) -> str:
     row("RAM", f"{machine.ram_gb:g} GB" if machine.ram_gb is not None else None)
     row("Kind of computer", machine.chassis)
     nv = machine.nvidia
-    status = nv.status if nv.status == "ok" else f"{nv.status} ({nvidia_explain.reason_of(machine)})"
+    status = nv.status if nv.status == "ok" else f"{nv.status} ({nvidia_cause.reason_of(machine)})"
     cuda = f"(CUDA {nv.cuda_driver_version})" if nv.cuda_driver_version else None
     version = " ".join(filter(None, (nv.driver_version, cuda)))
     row("NVIDIA driver", f"{version}, {status}" if version else status)

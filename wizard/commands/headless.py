@@ -13,13 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wizard.i18n import language_from_env, t
+from wizard.text.i18n import language_from_env, t
 
 
 def run_headless(args: argparse.Namespace) -> int:
     from wizard.answers import AnswersError, budget_reading, parse_answers, unknown_answer_keys
-    from wizard.knowledge import load_knowledge
-    from wizard.report import ReportError, check_report_target, default_report_path, read_toml
+    from wizard.knowledge.load import load_knowledge
+    from wizard.report.errors import ReportError
+    from wizard.report.reading import read_toml
+    from wizard.report.saving import check_report_target, default_report_path
 
     lang = getattr(args, "lang", None) or language_from_env()
     knowledge = load_knowledge()  # damaged data: wizard.cli says so, naming the file
@@ -65,7 +67,8 @@ def run_headless(args: argparse.Namespace) -> int:
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
     from wizard.evaluate import evaluate
-    from wizard.report import build_report, save_report
+    from wizard.report.building import build_report
+    from wizard.report.saving import save_report
     from wizard.report.show import render_recommendation
 
     outcome = evaluate(machine, answers, knowledge, lang)
@@ -78,7 +81,7 @@ def run_headless(args: argparse.Namespace) -> int:
         return 2
     torch = machine.torch
     if torch is not None and torch.interpreter:
-        from wizard.torch_lines import interpreter_line, not_run_lines
+        from wizard.pytorch.wording import interpreter_line, not_run_lines
 
         _out("\n".join([interpreter_line(torch, lang), *not_run_lines(torch, lang)]) + "\n\n")
     # The terminal gets the commands as they are (the exact interpreter); the file, redacted.
@@ -92,16 +95,16 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
     """The recorded machine from --machine, or this computer's; None after an error message."""
     recorded = getattr(args, "machine", None)
     if recorded:
-        from wizard.identify import localize
-        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.machine.identify import localize
+        from wizard.machine.recorded import MachineFileError, load_machine
 
         try:
             return localize(load_machine(recorded), lang)
         except MachineFileError as exc:
             _err(f"gpu-wizard: {exc}")
             return None
-    from wizard.live import probe_this_machine
-    from wizard.probe.torch import DEFAULT_TIMEOUT
+    from wizard.machine.live import probe_this_machine
+    from wizard.pytorch.probe import DEFAULT_TIMEOUT
 
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
@@ -111,12 +114,12 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
 
 
 def _out(text: str) -> None:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     sys.stdout.write(safe(text))
 
 
 def _err(text: str) -> None:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     sys.stderr.write(safe(text, sys.stderr) + "\n")

@@ -32,9 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wizard.commands.torch_command import live_facts
-    from wizard.i18n import language_from_env, t
-    from wizard.install import choose_torch
-    from wizard.torch_installer import (
+    from wizard.pytorch.choose import choose_torch
+    from wizard.pytorch.installer import (
         PlanError,
         find_uv,
         interpreter_is_own,
@@ -43,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         run_install,
         verify,
     )
+    from wizard.text.i18n import language_from_env, t
 
     lang = args.lang or language_from_env()
     say = _Say(lang)
@@ -124,26 +124,26 @@ class _Say:
         self.width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
 
     def line(self, text: str = "", indent: int = 0) -> None:
-        from wizard.textout import safe, wrap
+        from wizard.text.output import safe, wrap
 
         lines = wrap(text, self.width, indent, 2) if text else [""]
         print(safe("\n".join(lines)), flush=True)
 
     def err(self, text: str) -> None:
-        from wizard.textout import safe
+        from wizard.text.output import safe
 
         print(safe(text, sys.stderr), file=sys.stderr, flush=True)
 
     def bad(self, key: str, **values) -> int:
-        from wizard.i18n import t
+        from wizard.text.i18n import t
 
         self.err(t(f"torch.install.{key}", self.lang, **values))
         return 2
 
     def plan(self, plan, own: bool, mirror, ran=None) -> None:
-        from wizard.i18n import t
-        from wizard.probe.model import TorchInfo
-        from wizard.torch_lines import interpreter_line, not_run_lines
+        from wizard.probe.facts import TorchInfo
+        from wizard.pytorch.wording import interpreter_line, not_run_lines
+        from wizard.text.i18n import t
 
         self.line(t("torch.install.heading", self.lang))
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
@@ -164,16 +164,16 @@ class _Say:
             self.line(t("torch.install.download", self.lang, mb=f"{plan.download_mb:,.0f}"), 2)
         self.line()
         self.line(t("torch.install.command", self.lang))
-        from wizard.textout import safe
+        from wizard.text.output import safe
 
         print(safe("    " + plan.shown), flush=True)  # never wrapped: it must stay copy-pasteable
         self.line()
 
     def may_run(self, candidate) -> bool:
         """May this folder's own environment run? Asked once, before it runs; "a" remembers yes."""
-        from wizard.i18n import t
         from wizard.probe.trust import environment_of
-        from wizard.textout import safe
+        from wizard.text.i18n import t
+        from wizard.text.output import safe
         from wizard.user_settings import remember_saying
 
         env = environment_of(candidate.path) or candidate.path
@@ -192,7 +192,7 @@ class _Say:
         return answer in ("y", "yes", "是", "好")
 
     def confirm(self) -> bool:
-        from wizard.i18n import t
+        from wizard.text.i18n import t
 
         try:
             answer = input(t("torch.install.confirm", self.lang))

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ actions ---
 
 def _show(args: argparse.Namespace) -> int:
-    from wizard.report import ReportError, load_report
+    from wizard.report.errors import ReportError
+    from wizard.report.reading import load_report
     from wizard.report.show import render_report
 
     knowledge = _knowledge()
@@ -65,8 +66,11 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from wizard.i18n import t
-    from wizard.report import SCHEMA, ReportError, read_report, validate_report
+    from wizard.report.errors import ReportError
+    from wizard.report.fields import SCHEMA
+    from wizard.report.reading import read_report
+    from wizard.report.validate import validate_report
+    from wizard.text.i18n import t
 
     lang = getattr(args, "lang", None) or _locale_lang()
     knowledge = _knowledge(answers_only=True)
@@ -111,8 +115,8 @@ def _summarize(args: argparse.Namespace) -> int:
     # The answers' rules (a roster shows no prices and no advice) are read once the workers
     # that read files have started: they need none of it.
     every = list(load_all(args.files, lang=lang, knowledge_from=answer_rules))
-    from wizard.i18n import t
     from wizard.report.roster import by_problem, place
+    from wizard.text.i18n import t
 
     rows: list[dict[str, str]] = []
     students = []
@@ -166,7 +170,7 @@ def _write_page(path: str, page: str, lang: str) -> bool:
     """The page written whole or not at all (a temporary file beside it, then renamed)."""
     import os
 
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     folder, name = os.path.split(os.path.abspath(path))
     # Created with the user's usual permissions (a page to share), unlike mkstemp's 0600.
@@ -195,7 +199,7 @@ def _knowledge(answers_only: bool = False) -> Any:
             from wizard.knowledge.goals import load_answer_rules
 
             return load_answer_rules()
-        from wizard.knowledge import load_knowledge
+        from wizard.knowledge.load import load_knowledge
 
         return load_knowledge()
     except Exception:  # a damaged install must not stop a TA from reading a report
@@ -203,13 +207,13 @@ def _knowledge(answers_only: bool = False) -> Any:
 
 
 def _locale_lang() -> str:
-    from wizard.i18n import language_from_env
+    from wizard.text.i18n import language_from_env
 
     return language_from_env()
 
 
 def _out(text: str) -> None:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     # Our own byte-order mark for Excel survives; one from inside a report never does.
     mark = "\ufeff" if text.startswith("\ufeff") else ""
@@ -217,6 +221,6 @@ def _out(text: str) -> None:
 
 
 def _err(text: str) -> None:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     sys.stderr.write(safe(text, sys.stderr) + "\n")

@@ -47,7 +47,7 @@ def _described(args: argparse.Namespace) -> bool:
 
 
 def _bad(message: str) -> int:
-    from wizard.textout import safe
+    from wizard.text.output import safe
 
     # The message may quote the user's arguments or a --machine file's own words.
     print(safe(f"gpu-wizard torch-command: error: {message}", sys.stderr), file=sys.stderr)
@@ -55,9 +55,9 @@ def _bad(message: str) -> int:
 
 
 def _validate(args: argparse.Namespace, lang: str) -> str | None:
-    from wizard.i18n import t
-    from wizard.install import normalize_os
-    from wizard.torch_matrix import driver_tuple, parse_cc
+    from wizard.pytorch.choose import normalize_os
+    from wizard.pytorch.matrix import driver_tuple, parse_cc
+    from wizard.text.i18n import t
 
     if args.os and normalize_os(args.os) is None:
         return t("torch.command.bad-os", lang, value=args.os)
@@ -83,8 +83,8 @@ def _validate(args: argparse.Namespace, lang: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.i18n import language_from_env
-    from wizard.install import choose_torch
+    from wizard.pytorch.choose import choose_torch
+    from wizard.text.i18n import language_from_env
 
     lang = args.lang or language_from_env()
     problem = _validate(args, lang)
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         payload = choice.to_json()
         if ran is not None:
             payload.update(_ran_json(ran))
-        from wizard.textout import json_text
+        from wizard.text.output import json_text
 
         # The interpreter's path as it is (json_text escapes what a terminal must not get, and
         # mends a byte that is not UTF-8, in the printed copy only).
@@ -140,11 +140,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
-    from wizard.i18n import t
-    from wizard.install import machine_facts, pip_for
+    from wizard.pytorch.choose import machine_facts, pip_for
+    from wizard.text.i18n import t
 
     if args.machine:
-        from wizard.machine_file import MachineFileError, load_machine
+        from wizard.machine.recorded import MachineFileError, load_machine
 
         try:
             machine = load_machine(args.machine)
@@ -154,7 +154,7 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
         facts["_pip"] = pip_for(machine)
         torch = machine.torch
         if torch is not None and torch.status == "ok" and torch.version:
-            from wizard import judgement
+            from wizard.diagnosis import judgement
             from wizard.presentation import findings_for
 
             facts["_installed"] = (torch.version, judgement.torch_uses_gpu(torch, findings_for(machine, lang)))
@@ -168,7 +168,7 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
 
 def _ran_json(ran) -> dict:
     """Which Python the command is for (it was run for its version), and the ones not run."""
-    from wizard.probe.model import to_dict
+    from wizard.probe.facts import to_dict
 
     return {"interpreter": ran.interpreter, "interpreter_source": ran.interpreter_source,
             "not_run": to_dict(ran.not_run)}
@@ -187,11 +187,11 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
     folder's own environment (install-torch in a terminal)."""
     from dataclasses import replace
 
-    from wizard.install import machine_facts, pip_for
-    from wizard.live import probe_this_machine
+    from wizard.machine.live import probe_this_machine
     from wizard.probe.discover import discover
-    from wizard.probe.model import TorchInfo
-    from wizard.probe.torch import static_torch_facts
+    from wizard.probe.facts import TorchInfo
+    from wizard.pytorch.choose import machine_facts, pip_for
+    from wizard.pytorch.probe import static_torch_facts
 
     found = discover(python, consent=consent, no_discover=no_discover)
     chosen = found.install_target() if for_install else found.chosen
@@ -212,7 +212,7 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
 
 
 def _describe_machine(facts: dict, lang: str = "en") -> str:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     parts = [str(facts.get("os") or t("torch.command.os-unknown", lang))]
     if facts.get("arch"):
@@ -232,10 +232,10 @@ def _describe_machine(facts: dict, lang: str = "en") -> str:
 
 
 def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed=None) -> str:
-    from wizard.i18n import t
-    from wizard.textout import mark, safe, wrap
-    from wizard.torch_china import china_lines, platform_of
-    from wizard.torch_matrix import load_matrix
+    from wizard.pytorch.matrix import load_matrix
+    from wizard.pytorch.mirrors import china_lines, platform_of
+    from wizard.text.i18n import t
+    from wizard.text.output import mark, safe, wrap
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
@@ -247,7 +247,7 @@ def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed
         source, source)
     line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts, lang)})")
     if ran is not None:
-        from wizard.torch_lines import interpreter_line, not_run_lines
+        from wizard.pytorch.wording import interpreter_line, not_run_lines
 
         line(interpreter_line(ran, lang), 2)
         for text in not_run_lines(ran, lang):

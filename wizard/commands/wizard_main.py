@@ -22,7 +22,7 @@ def refuse_without_terminal(lang: str) -> bool:
     why = no_terminal()
     if why is None:
         return False
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     print(t("ui.exit.no_terminal", lang, why=t(f"ui.exit.no_terminal_{why}", lang)), file=sys.stderr)
     return True

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from wizard.content import ContentError, read_toml
-from wizard.knowledge.errors import KnowledgeError
+from wizard.knowledge.content import ContentError, read_toml
+from wizard.knowledge.damaged import KnowledgeError
 from wizard.schema import CONTENT, CURRENCY_CODE, KEBAB_ID, Problem, RecordError, key_path, read_record, rule
 
 DATE = rule(pattern=r"\d{4}(-\d{2}(-\d{2})?)?", what="a date like 2026, 2026-05 or 2026-05-04")

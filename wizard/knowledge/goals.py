@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from wizard.content import content_dir
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.damaged import KnowledgeError
 from wizard.knowledge.entries import (
     DATE,
     check_unverified,
@@ -19,7 +20,6 @@ from wizard.knowledge.entries import (
     records_of,
     unique_entries,
 )
-from wizard.knowledge.errors import KnowledgeError
 from wizard.schema import rule
 
 GOALS_FILE = "goals.toml"

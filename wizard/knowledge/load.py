@@ -1,7 +1,7 @@
 """Reading content/*.toml into `Knowledge`, checking every entry on the way.
 
 Each entry is read against its record's declaration (wizard.knowledge.records, .goals,
-wizard.market) by wizard.knowledge.entries; what one field cannot say alone is checked here:
+wizard.advise.market) by wizard.knowledge.entries; what one field cannot say alone is checked here:
 fields that depend on each other, names used twice, references to another entry or file (the
 goals and currencies in wizard.knowledge.goals, which a roster reads alone). The first problem
 raises `KnowledgeError` naming the file, the entry (`gpu[12] "GeForce RTX 4060"`), the field and
@@ -17,13 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from wizard.content import content_dir
-from wizard.knowledge.entries import check_unverified, entry_label, read_entry, read_file, records_of, unique_entries
-from wizard.knowledge.errors import KnowledgeError
-from wizard.knowledge.goals import CURRENCY_FILE, GOALS_FILE, load_currency, load_goals
-from wizard.knowledge.lookup import model_words
-from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform
-from wizard.market import (
+from wizard.advise.market import (
     MARKET_FILE,
     MARKET_SCHEMA,
     LaptopPrice,
@@ -35,6 +29,12 @@ from wizard.market import (
     NoMacPrice,
     RestOfPc,
 )
+from wizard.knowledge.content import content_dir
+from wizard.knowledge.damaged import KnowledgeError
+from wizard.knowledge.entries import check_unverified, entry_label, read_entry, read_file, records_of, unique_entries
+from wizard.knowledge.goals import CURRENCY_FILE, GOALS_FILE, load_currency, load_goals
+from wizard.knowledge.lookup import model_words
+from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform
 from wizard.schema import rule, type_name
 
 GPU_FILE = "gpus.toml"

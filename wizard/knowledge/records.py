@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wizard.advise.market import MarketData, MarketPrice, RestOfPc, round_converted
 from wizard.knowledge.entries import DATE, currency_rule, id_rule
 from wizard.knowledge.goals import Currency, CurrencyRate, Goal, GoalsAndCurrencies
-from wizard.market import MarketData, MarketPrice, RestOfPc, round_converted
 from wizard.schema import KEBAB_ID, rule
 
 SEGMENTS = ("desktop", "laptop", "workstation", "datacenter")

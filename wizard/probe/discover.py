@@ -19,7 +19,7 @@ PyTorch its files show (read, not run).
 
 When none has torch, the first working one is checked (the environment the user would install
 into). Candidates are asked alongside each other, each in its own bounded child
-(`wizard.probe.torch.static_torch_facts`: `sys.path`, version, prefix — never `import torch`); a
+(`wizard.pytorch.probe.static_torch_facts`: `sys.path`, version, prefix — never `import torch`); a
 virtualenv whose site-packages holds a torch folder is taken without waiting for any child.
 `no_discover` runs nothing but `--python` or gpu-wizard's own.
 """
@@ -40,7 +40,7 @@ from typing import Callable
 
 from wizard.background import Background
 from wizard.probe import trust
-from wizard.probe.model import NotRunPython
+from wizard.probe.facts import NotRunPython
 from wizard.probe.runner import neutral_cwd, run_bounded
 
 QUERY_TIMEOUT = 5.0        # one interpreter's answer (sys.path, version)
@@ -54,7 +54,7 @@ _POSIX = os.name != "nt"
 @dataclass(frozen=True)
 class Candidate:
     path: str      # the interpreter, as it would be run
-    source: str    # wizard.probe.model.INTERPRETER_SOURCES
+    source: str    # wizard.probe.facts.INTERPRETER_SOURCES
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def fast_has_torch(python: str) -> bool:
 
 
 def ask(candidate: Candidate, timeout: float = QUERY_TIMEOUT) -> Answer:
-    from wizard.probe.torch import static_torch_facts
+    from wizard.pytorch.probe import static_torch_facts
 
     facts = static_torch_facts(candidate.path, timeout=timeout, sizes=False, background=True)
     if not facts.python_version:
@@ -398,7 +398,7 @@ def _same_environment(python: str, prefix: str) -> bool:
 
 def torch_version_in(python: str) -> str | None:
     """The PyTorch version an environment's own files show, read without running anything."""
-    from wizard.probe.torch.static import find_distributions
+    from wizard.pytorch.probe.static import find_distributions
 
     env = trust.environment_of(python)
     if env is None:

@@ -1,8 +1,8 @@
 """The hardware probes, each bounded in time, and `assemble`: their facts as one `Machine`
-(named and worded afterwards by wizard.identify).
+(named and worded afterwards by wizard.machine.identify).
 
 NVML answers from a child process (wizard.probe.nvml_job); the other GPUs and the chassis come
-from the OS (sysfs, PowerShell, system_profiler). wizard.live runs these with the system and
+from the OS (sysfs, PowerShell, system_profiler). wizard.machine.live runs these with the system and
 torch probes, all at once, for the wizard and the commands alike.
 """
 
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from wizard.background import Background
 from wizard.probe import nvml
-from wizard.probe.model import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
+from wizard.probe.facts import Benchmark, Gpu, Machine, NvidiaInfo, ProbeNote, TorchInfo
 from wizard.probe.nvml_job import NVML_TIMEOUT, NvmlJob, run_nvml_child
-from wizard.textout import clean_arrived
+from wizard.text.output import clean_arrived
 
 if TYPE_CHECKING:
     from wizard.probe.system import SystemFacts

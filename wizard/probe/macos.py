@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any
 
-from wizard.probe.model import Gpu, ProbeNote
+from wizard.probe.facts import Gpu, ProbeNote
 from wizard.probe.nvml import is_laptop_name
 from wizard.probe.runner import RunResult, run_bounded
 

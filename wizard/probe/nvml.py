@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the child process never builds these: it starts faster without the import
     from typing import Any
 
-    from wizard.probe.model import Gpu, NvidiaInfo
+    from wizard.probe.facts import Gpu, NvidiaInfo
 
 MARKER = "GPU-WIZARD-NVML:"
 WSL_NVML = "/usr/lib/wsl/lib/libnvidia-ml.so.1"
@@ -254,7 +254,7 @@ GIB = 1024**3
 
 def to_model(data: dict[str, Any]) -> tuple[NvidiaInfo, tuple[Gpu, ...]]:
     """Child's plain data → NvidiaInfo (without the explanation text) and NVML GPUs."""
-    from wizard.probe.model import Gpu, NvidiaInfo
+    from wizard.probe.facts import Gpu, NvidiaInfo
 
     info = NvidiaInfo(
         status=data.get("status", "error"),

@@ -2,7 +2,7 @@
 
 This is how gpu-wizard sees an NVIDIA card that NVML cannot (no driver, nouveau bound, a
 container started without GPU access), and AMD/Intel GPUs. Facts only: the name is the system's
-pci.ids', else a plain "NVIDIA GPU (device 0x2b85)"; wizard.identify names the card from our
+pci.ids', else a plain "NVIDIA GPU (device 0x2b85)"; wizard.machine.identify names the card from our
 catalog afterwards, where the catalog knows its PCI id.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from wizard.probe.model import Gpu
+from wizard.probe.facts import Gpu
 
 VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
 VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel"}

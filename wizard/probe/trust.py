@@ -37,7 +37,7 @@ SYSTEM_PREFIXES = (
 
 
 class Refusal(NamedTuple):
-    """Why an interpreter is not run: `reason` (wizard.probe.model.NOT_RUN_REASONS), the file
+    """Why an interpreter is not run: `reason` (wizard.probe.facts.NOT_RUN_REASONS), the file
     or folder that decided it, and that file's owner (a user id)."""
 
     reason: str

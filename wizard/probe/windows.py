@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from wizard.probe.chassis import CHASSIS_TYPES, DMI_KIND, VM_VENDORS
-from wizard.probe.model import Gpu, ProbeNote
+from wizard.probe.facts import Gpu, ProbeNote
 from wizard.probe.nvml import is_laptop_name
 from wizard.probe.pci import NOT_COMPUTE, VENDOR_NAMES, VENDORS
 from wizard.probe.runner import RunResult, run_bounded

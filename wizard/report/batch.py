@@ -69,9 +69,9 @@ def unreadable(name: str, why: str) -> Loaded:
 
 def judged(name: str, data: dict[str, Any], knowledge: Any = None, lang: str = "en") -> Loaded:
     """A file's data, read, checked against the format and turned into its row."""
-    from wizard.i18n import t
     from wizard.report.roster import entry_of, unusable_row
     from wizard.report.validate import validate_report
+    from wizard.text.i18n import t
 
     problems = validate_report(data, knowledge)
     if problems:

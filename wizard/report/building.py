@@ -9,11 +9,11 @@ from typing import Any
 
 from wizard import __version__
 from wizard.answers import Answers, answers_to_dict
-from wizard.i18n import LANGUAGES
-from wizard.probe.model import to_dict
+from wizard.probe.facts import to_dict
+from wizard.report.fields import SCHEMA
 from wizard.report.redaction import redact_report
-from wizard.report.schema import SCHEMA
-from wizard.textout import clean_strings
+from wizard.text.i18n import LANGUAGES
+from wizard.text.output import clean_strings
 
 
 def build_report(answers: Answers | Mapping[str, Any], machine: Any, findings: Iterable[Any], recommendation: Any,

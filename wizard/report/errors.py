@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from wizard.i18n import t
+from wizard.text.i18n import t
 
 
 class ReportError(Exception):

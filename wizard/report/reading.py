@@ -17,7 +17,7 @@ from typing import Any
 
 from wizard.bounded_read import FileRefused, read_bytes
 from wizard.report.errors import ReportInvalidError, ReportReadError
-from wizard.textout import clean_strings, strip_controls
+from wizard.text.output import clean_strings, strip_controls
 
 MAX_REPORT_BYTES = 1_000_000
 

@@ -231,7 +231,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _spared_words(report: dict[str, Any]) -> set[str]:
     """Names too generic, or too much part of the hardware's own names, to scrub: a host
     called `intel` identifies nobody, and scrubbing it would blank "Intel(R) UHD Graphics"."""
-    from wizard.probe.model import schema_words
+    from wizard.probe.facts import schema_words
 
     spared = set(_GENERIC_NAMES) | schema_words()
     machine = _table(report, "machine")
@@ -380,7 +380,7 @@ class _Scrubber:
                       _name_pattern([n for n in names if n.isdigit()], _IN_PATHS))
 
     def report(self, report: dict[str, Any]) -> dict[str, Any]:
-        from wizard.probe.model import Machine
+        from wizard.probe.facts import Machine
 
         out: dict[str, Any] = {}
         for key, value in report.items():
@@ -402,7 +402,7 @@ class _Scrubber:
         return out
 
     def table(self, obj: dict[str, Any], cls: type) -> dict[str, Any]:
-        from wizard.probe.model import field_kind
+        from wizard.probe.facts import field_kind
 
         out: dict[str, Any] = {}
         for key, value in obj.items():

@@ -232,9 +232,9 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
 
 
 def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[str, str], Student]:
-    from wizard import judgement
+    from wizard.diagnosis import judgement
     from wizard.presentation import action_of, findings_of, recorded_advice
-    from wizard.probe.model import machine_from_dict
+    from wizard.probe.facts import machine_from_dict
 
     machine = report.get("machine", {})
     gpus = machine.get("gpus", [])
@@ -244,7 +244,7 @@ def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[
     rec = report.get("recommendation", {})
     errors = sum(1 for f in report.get("findings", []) if f.get("severity") == "error")
     verdict = rec.get("verdict", "")
-    # The same rules as every other screen (wizard.judgement), on the machine rebuilt.
+    # The same rules as every other screen (wizard.diagnosis.judgement), on the machine rebuilt.
     facts = machine_from_dict(machine)
     findings = findings_of(report.get("findings"))
     torch_gpu = facts.torch is not None and judgement.torch_uses_gpu(facts.torch, findings)
@@ -306,7 +306,7 @@ def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[
 def _next_step(machine: Any, findings: Any, advice: Any, action: Any, lang: str) -> str:
     """What to tell a student whose computer has nothing to fix, in `lang`: the cloud to use,
     or where the hardware advice is; else the sentence every screen says."""
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     if action.kind == "cloud":
         first = advice.platforms[0] if advice is not None and advice.platforms else None

@@ -151,9 +151,9 @@ def render_html(rows: Sequence[dict[str, str]], students: Sequence[Any], lang: s
     import hashlib
 
     from wizard import __version__
-    from wizard.i18n import t
     from wizard.report.roster import by_problem
     from wizard.report.roster_table import _short_files, total_line
+    from wizard.text.i18n import t
 
     goals = goals or {}
     reasons = list(skipped) + [""] * (len(rows) - len(skipped))
@@ -204,7 +204,7 @@ def _e(text: Any) -> str:
 def _t(key: str, lang: str, **values: Any) -> str:
     """Our sentence with report text in it, as HTML: the sentence's words and the report's
     text both escaped (a report's text is put in after the template is worded)."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     slots = {name: f"\ue000{name}\ue001" for name, value in values.items() if isinstance(value, str)}
     text = _e(t(key, lang, **{**values, **slots}))
@@ -214,8 +214,8 @@ def _t(key: str, lang: str, **values: Any) -> str:
 
 
 def _problems(groups: Any, lang: str) -> list[str]:
-    from wizard.i18n import t
     from wizard.report.roster_table import _systems, _verdict
+    from wizard.text.i18n import t
 
     out = ['<section id="problems">', f"<h2>{_e(t('roster.html.by-problem', lang))}</h2>",
            f'<p class="note">{_e(t("roster.html.by-problem-note", lang))}</p>']
@@ -255,7 +255,7 @@ def _problems(groups: Any, lang: str) -> list[str]:
 
 def _roster(rows: Sequence[dict[str, str]], students: Sequence[Any], reasons: Sequence[str],
             lang: str, goals: dict[str, str]) -> list[str]:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     titles = {c: _title(c, lang) for c in PAGE_COLUMNS}
     template = t("roster.html.shown", lang, shown="{shown}", total="{total}")
@@ -286,7 +286,7 @@ def _roster(rows: Sequence[dict[str, str]], students: Sequence[Any], reasons: Se
 
 
 def _title(column: str, lang: str) -> str:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     if column in ("goal", "os", "python", "problem"):
         return t(f"roster.html.{column}", lang)
@@ -307,8 +307,8 @@ class _Words:
         return found
 
     def _word(self, column: str, value: str) -> str:
-        from wizard.i18n import has
         from wizard.report.roster_table import _cell
+        from wizard.text.i18n import has
 
         if not value:
             return ""
@@ -322,7 +322,7 @@ class _Words:
 
 
 def _cell_or(key: str, value: str, lang: str, has: Any) -> str:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     return t(key, lang) if has(key, lang) else value
 
@@ -352,8 +352,8 @@ def _row(row: dict[str, str], student: Any, reason: str, titles: dict[str, str],
 def _details(row: dict[str, str], student: Any, reason: str, lang: str) -> str:
     """The file's name, and under it (a click away) the student's findings, the fix and what
     the roster knows of the file."""
-    from wizard.i18n import t
     from wizard.report.roster_table import _tag
+    from wizard.text.i18n import t
 
     tag = _tag(row, lang).strip()
     summary = _e(row["file"]) + (f' <span class="tag">{_e(tag)}</span>' if tag else "")
@@ -378,7 +378,7 @@ def _details(row: dict[str, str], student: Any, reason: str, lang: str) -> str:
 
 
 def _findings(findings: Iterable[tuple[str, str, str, str]], lang: str) -> str:
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     items = []
     for severity, title, detail, fix in findings:

@@ -32,8 +32,8 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     """
     import shutil
 
-    from wizard.i18n import t
     from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS, UNUSABLE
+    from wizard.text.i18n import t
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
     columns = list(TABLE_COLUMNS)
@@ -162,7 +162,7 @@ def _spilled(text: str, row: list[str], columns: list[str], widths: dict[str, in
 
 def _tag(row: dict[str, str], lang: str) -> str:
     """What follows a file's name in the roster when it is no other student: replay, duplicate."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     if row.get("replay") == "yes":
         tag = t("roster.tag.replay", lang)
@@ -176,8 +176,8 @@ def _tag(row: dict[str, str], lang: str) -> str:
 def total_line(rows: list[dict[str, str]], lang: str) -> str:
     """"4 of 10 ready.", or, with rows that are no student of their own, how many were left out:
     "4 of 10 students ready (1 replay not counted)."."""
-    from wizard.i18n import t
     from wizard.report.roster import counted
+    from wizard.text.i18n import t
 
     students = [row for row in rows if counted(row)]
     ready = sum(1 for row in students if row["ready"] == "yes")
@@ -194,7 +194,7 @@ def total_line(rows: list[dict[str, str]], lang: str) -> str:
 def _legend(rows: list[dict[str, str]], columns: list[str], titles: dict[str, str],
             lang: str) -> list[str]:
     """One line for each status word the table shows: what "Ready" means, and the others."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     value = {v: t(f"report.value.{v}", lang) for v in ("yes", "unreadable", "invalid")}
     lines = [t("roster.legend.ready", lang, title=titles["ready"], yes=value["yes"])]
@@ -214,7 +214,7 @@ def _legend(rows: list[dict[str, str]], columns: list[str], titles: dict[str, st
 def _note_with_path(key: str, name: str, path: str, lang: str, width: int, **values: str) -> str:
     """A note under the table that names a folder or a start of names; one longer than a line
     is cut in its middle."""
-    from wizard.i18n import t
+    from wizard.text.i18n import t
     room = max(width - 1, 20) - 4   # a line of its own, with the quotes and the full stop
     if _width(path) > room:
         path = _cut(path, room, middle=True)
@@ -264,7 +264,7 @@ def _wrap_to(text: str, width: int, indent: int = 0) -> list[str]:
     """Wrapped into `width` cells, each line `indent` cells in: Chinese closing punctuation may
     not start a line, so it can hang past the wrap width; wrap narrower until it does not (a
     path or a command too long for any line stays whole)."""
-    from wizard.textout import wrap
+    from wizard.text.output import wrap
 
     limit = max(width - 1, 20)
     for narrower in range(limit, max(limit - 8, 10), -1):
@@ -446,7 +446,7 @@ def _width(text: str) -> int:
 
 @functools.cache
 def _wide_width(text: str) -> int:
-    from wizard.textout import cell_width
+    from wizard.text.output import cell_width
 
     return cell_width(text)
 
@@ -469,7 +469,7 @@ def _take_end(text: str, cells: int) -> str:
 
 
 def _compact_cell(column: str, value: str, lang: str) -> str:
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     if column == "gpu":
         # "NVIDIA GeForce RTX 4060 Laptop GPU" -> "RTX 4060 Laptop": the words every name repeats.
@@ -512,7 +512,7 @@ def _ellipsis() -> str:
 
 
 def _cell(column: str, value: str, lang: str) -> str:
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     if column in ("ready", "torch_gpu"):
         return t(f"report.value.{value}", lang) if value else ""
@@ -534,7 +534,7 @@ def render_groups(groups: Any, lang: str, width: int | None = None) -> str:
     its own when it does not fit, even past the width."""
     import shutil
 
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
@@ -573,14 +573,14 @@ def render_groups(groups: Any, lang: str, width: int | None = None) -> str:
 
 
 def _verdict(verdict: str, lang: str) -> str:
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     return t(f"advice.verdict.{verdict}", lang) if has(f"advice.verdict.{verdict}", lang) else verdict
 
 
 def _systems(systems: Iterable[tuple[str, str]], lang: str) -> str:
     """"Linux, Python 3.11; Windows, Python 3.12": whose computers a fix is for."""
-    from wizard.i18n import has, t
+    from wizard.text.i18n import has, t
 
     said = []
     for os_name, python in systems:

@@ -8,9 +8,9 @@ from typing import Any
 
 def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> str:
     """A valid report as terminal text, in `lang` (labels; the saved texts stay as saved)."""
-    from wizard.i18n import t
     from wizard.report.reading import created_text
-    from wizard.textout import mark
+    from wizard.text.i18n import t
+    from wizard.text.output import mark
 
     out: list[str] = []
     out.append(t("report.show.title", lang))
@@ -55,7 +55,7 @@ def presentation_of(report: dict[str, Any], lang: str) -> Any:
     """The presentation of a valid report: its machine rebuilt, its findings as saved, the
     same rules as on the machine it was saved on (wizard.presentation)."""
     from wizard.presentation import findings_of, present, recorded_advice
-    from wizard.probe.model import machine_from_dict
+    from wizard.probe.facts import machine_from_dict
 
     machine = machine_from_dict(report["machine"])
     return present(machine, findings_of(report.get("findings")), recorded_advice(report["recommendation"]), lang)
@@ -66,8 +66,8 @@ _RAW = "\0"
 
 
 def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any, shown: Any) -> list[str]:
-    from wizard.i18n import t
-    from wizard.textout import mark
+    from wizard.text.i18n import t
+    from wizard.text.output import mark
 
     sep = t("report.show.sep", lang)
     out = [f"{t('report.show.recommendation', lang)}{sep}{t('advice.verdict.' + rec['verdict'], lang)}",
@@ -100,7 +100,7 @@ def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any, shown:
 
 
 def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[str]:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     sep = t("report.show.sep", lang)
     lines = [t("report.show.answers", lang)]
@@ -121,14 +121,14 @@ def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[s
 
 
 def _machine_lines(machine: dict[str, Any], lang: str, shown: Any) -> list[str]:
-    from wizard.i18n import t
-    from wizard.textout import mark
+    from wizard.text.i18n import t
+    from wizard.text.output import mark
 
     sep = t("report.show.sep", lang)
     unknown = t("report.show.unknown", lang)
 
     def gb(value: Any) -> str:
-        from wizard.textout import gb_text
+        from wizard.text.output import gb_text
 
         return t("report.show.gb", lang, value=gb_text(value)) if value is not None else unknown
 
@@ -167,8 +167,8 @@ def _machine_lines(machine: dict[str, Any], lang: str, shown: Any) -> list[str]:
 
 def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
     """Which Python was checked and why, and the GPU tests: what a TA needs to answer "why"."""
-    from wizard.probe.model import GpuTest, TorchInfo
-    from wizard.torch_lines import gpu_test_line, interpreter_line, not_run_lines
+    from wizard.probe.facts import GpuTest, TorchInfo
+    from wizard.pytorch.wording import gpu_test_line, interpreter_line, not_run_lines
 
     lines = []
     if torch.get("interpreter"):
@@ -186,7 +186,7 @@ def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
 def _not_run(torch: dict[str, Any]) -> tuple[Any, ...]:
     """The report's `not_run` tables that can be worded (a reader of an older or newer report
     skips what it does not know)."""
-    from wizard.probe.model import INTERPRETER_SOURCES, NOT_RUN_REASONS, NotRunPython
+    from wizard.probe.facts import INTERPRETER_SOURCES, NOT_RUN_REASONS, NotRunPython
 
     out = []
     for item in torch.get("not_run", []):
@@ -199,7 +199,7 @@ def _not_run(torch: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _price(gpu: dict[str, Any], lang: str, knowledge: Any) -> str:
-    from wizard.i18n import t
+    from wizard.text.i18n import t
 
     if gpu.get("price") is None:
         return ""
@@ -244,7 +244,7 @@ def _wrap_all(lines: list[str]) -> str:
     import re
     import shutil
 
-    from wizard.textout import wrap
+    from wizard.text.output import wrap
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []

@@ -1,6 +1,6 @@
 """Checking a report against the format (README.md, "The report format"): every problem, each
 with its key path. The report's records are declared once (wizard.schema): the [machine] table
-is wizard.probe.model's Machine, the [answers] table wizard.answers' own rules; the rest is
+is wizard.probe.facts's Machine, the [answers] table wizard.answers' own rules; the rest is
 declared here."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import datetime as dt
 from typing import Any
 
 from wizard.answers import answers_problems
-from wizard.findings import SEVERITIES
-from wizard.i18n import LANGUAGES
-from wizard.judgement import ACTIONS
-from wizard.probe.model import Machine
-from wizard.report.schema import FINDING_ID as _FINDING_ID
-from wizard.report.schema import SCHEMA, SCHEMA_PREFIX, VERDICTS
+from wizard.diagnosis.findings import SEVERITIES
+from wizard.diagnosis.judgement import ACTIONS
+from wizard.probe.facts import Machine
+from wizard.report.fields import FINDING_ID as _FINDING_ID
+from wizard.report.fields import SCHEMA, SCHEMA_PREFIX, VERDICTS
 from wizard.schema import SHARED, check_record, rule, shown
+from wizard.text.i18n import LANGUAGES
 
 
 @dataclasses.dataclass(frozen=True)
