@@ -4,8 +4,9 @@
     .venv/bin/python docs/screenshots.py [--out DIR] [NAME ...]
 
 Each screenshot builds the wizard with `screens.app.make_app` on a recorded machine from
-tests/machines (no live probes), a fixed clock and fixed folders, drives it with keys at 80×24
-the way a user would, and writes what Textual's `export_screenshot` returns. Nothing depends on
+tests/machines (no live probes), a fixed clock and fixed folders, opens the step at 80×24 with
+the answers a user gives on the way (tests.pilot.open_at: the same screen the keys lead to),
+and writes what Textual's `export_screenshot` returns. Nothing depends on
 the machine running the script, so running it again gives the same files, byte for byte.
 By default the files go to docs/screenshots/; NAME limits the run to some of them.
 """
@@ -55,11 +56,11 @@ SHOTS = {
 # ------------------------------------------------------------------------- driving ---
 
 async def _walk(pilot, shot: Shot) -> None:
-    """From the welcome screen to `shot.step`, answering as a user who accepts what the wizard
+    """From the welcome screen to `shot.step`, answered as a user who accepts what the wizard
     detected: needs a GPU, the detected NVIDIA and form factor, a budget, the suggested goal."""
-    from tests.pilot import to_step, type_budget
+    from tests.pilot import open_at, type_budget
 
-    await to_step(pilot, shot.step, budget=shot.budget, timeout=20.0)
+    await open_at(pilot, shot.step, budget=shot.budget, goal=None, timeout=20.0)
     if shot.step == "budget":
         await type_budget(pilot, shot.budget, timeout=20.0)
 

@@ -10,9 +10,9 @@ benchmarks alike, with the probes injected. Screens never import this module.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import gc
-import importlib
 import sys
 import threading
 import time
@@ -25,12 +25,27 @@ from textual.binding import Binding
 from textual.message import Message
 
 import screens
+from screens.form_factor import FormFactorScreen
+from screens.goal import GoalScreen
+from screens.need_gpu import NeedGpuScreen
+from screens.nvidia import NvidiaScreen
+from screens.run_python import RunAnswer, RunPythonDialog
+from screens.save import SaveScreen
 from screens.step import STEPS, StepScreen, localized
+from screens.textual_workarounds import clear_render_cache
+from screens.welcome import WelcomeScreen
+from screens.widgets import shown_text
+from screens.window import fit_window, toast_text, too_small
 from wizard.evaluate import TorchChooser
+from wizard.knowledge.content import ContentError, check_installation
 from wizard.machine.live import PROBES, Live, Probes, failure, from_machine, this_machine_probes
+from wizard.probe.facts import ProbeNote
+from wizard.probe.trust import environment_of
+from wizard.signals import HANDLED
 from wizard.state import WizardState
-from wizard.text.i18n import language_from_env, t
-from wizard.text.output import ascii_terminal, clean_arrived, clean_strings
+from wizard.text.i18n import t
+from wizard.text.output import ascii_terminal, clean_arrived, clean_strings, near_path, safe
+from wizard.user_settings import remember_saying
 
 if TYPE_CHECKING:
     from wizard.machine.recorded import Recording
@@ -84,23 +99,36 @@ class PythonRejected(Message):
         self.why = why
 
 
-# step → "module:class"; each screen module is imported when its step is first shown, so
-# the first screen does not pay for the result page's table or the report writer.
-_SCREENS = {
-    "welcome": "screens.welcome:WelcomeScreen",
-    "need_gpu": "screens.need_gpu:NeedGpuScreen",
-    "has_nvidia": "screens.nvidia:NvidiaScreen",
-    "form_factor": "screens.form_factor:FormFactorScreen",
-    "budget": "screens.budget:BudgetScreen",
-    "goal": "screens.goal:GoalScreen",
-    "result": "screens.result:ResultScreen",
-    "save": "screens.save:SaveScreen",
+_SCREENS: dict[str, type[StepScreen]] = {
+    "welcome": WelcomeScreen,
+    "need_gpu": NeedGpuScreen,
+    "has_nvidia": NvidiaScreen,
+    "form_factor": FormFactorScreen,
+    "goal": GoalScreen,
+    "save": SaveScreen,
 }
 
 
 def screen_class(step: str) -> type[StepScreen]:
-    module_name, _, class_name = _SCREENS[step].partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    """The screen class of `step`.
+
+    The budget and the result steps are imported when first shown: they load the advice (the
+    budget its money format; the result page also its table, the mirrors and the PyTorch
+    installer), which at the top of this module added ~75 ms of CPU to the first screen, whose
+    target is 1.5× a minimal Textual app's time (CPU at the first paint, medians of 15 runs,
+    2026-12-04).
+    """
+    if step == "budget":
+        # Here, not at the top: see the docstring (the first screen's ~75 ms, with the result's).
+        from screens.budget import BudgetScreen
+
+        return BudgetScreen
+    if step == "result":
+        # Here, not at the top: see the docstring (the first screen's ~75 ms, with the budget's).
+        from screens.result import ResultScreen
+
+        return ResultScreen
+    return _SCREENS[step]
 
 
 def free_left_screens() -> None:
@@ -110,10 +138,10 @@ def free_left_screens() -> None:
     left to itself it runs rarely: each step walked through kept its 1-2 MB until then. And
     Textual 8.2 memoizes a method of each widget's render cache with `lru_cache`, which keeps
     the last 1,024 of those caches alive after their widgets are gone (reported upstream as
-    Textualize/textual#6665): +4 MB each time the steps were walked through.
+    Textualize/textual#6665). Peak memory after every step shown once: 51.0 MB with both,
+    52.6 MB without the cache cleared, 53.4 MB without either: 1.52×, 1.57× and 1.59× a minimal
+    Textual app (target ≤ 1.5×; benchmarks tui, largest of 8 runs, 2026-12-04).
     """
-    from screens.textual_workarounds import clear_render_cache
-
     clear_render_cache()
     gc.collect()
 
@@ -189,9 +217,6 @@ class WizardApp(App[int]):
     def action_help_quit(self) -> None:
         """Ctrl+C (with no text selected: then it copies): the first press says how to quit
         and whether the report is saved; a second one within CTRL_C_AGAIN_S quits."""
-        from screens.widgets import shown_text
-        from screens.window import toast_text
-
         now = time.monotonic()
         if self._ctrl_c_at is not None and now - self._ctrl_c_at <= self.CTRL_C_AGAIN_S:
             self.exit()
@@ -204,14 +229,10 @@ class WizardApp(App[int]):
         self.notify(toast_text(hint, self.size.width), markup=False)
 
     def on_resize(self, event: Any) -> None:
-        from screens.window import fit_window
-
         fit_window(self, event.size)
 
     def _screen_changed(self, screen: Any) -> None:
         # A screen shown while the window is too small is covered too (once it is mounted).
-        from screens.window import fit_window, too_small
-
         if too_small(self.size):
             self.call_after_refresh(fit_window, self)
         # Not at once: the screen left is removed after this, and its timers' tasks end on
@@ -222,19 +243,13 @@ class WizardApp(App[int]):
 
     # ------------------------------------------------------------------ probes ---
 
-    # While the probes and the content check run in threads, the event loop waits for the GIL
-    # up to the switch interval (5 ms by default) at every hand-over. With gc.freeze below, this
-    # keeps the longest stall under its 50 ms target: without both, 55.7 ms against 38.6 ms, and
-    # the first screen 1.63x the minimal app against 1.49x (benchmarks tui --runs 5, 2026-12-04).
-    SWITCH_INTERVAL_S = 0.001
-
     def on_mount(self) -> None:
-        # What exists now (the modules, the App) lives as long as the wizard: kept out of the
-        # cycle collector's sight, a collection (free_left_screens) takes a few milliseconds
-        # instead of tens.
+        # What exists now (the modules, the App) lives as long as the wizard: frozen, out of
+        # the cycle collector's sight, a full collection (free_left_screens' first one runs
+        # while the probes do) holds every thread for ~8 ms instead of ~50 ms, the target for
+        # the longest event-loop stall (medians of 10 runs, benchmarks tui's heartbeat with
+        # every collection timed; 2-core VM, 2026-12-04).
         gc.freeze()
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(self.SWITCH_INTERVAL_S)
         # Steps replace each other with switch_screen, which needs a pushed screen below it:
         # the App's default screen stays underneath, empty.
         self.screen_change_signal.subscribe(self, self._screen_changed)
@@ -246,7 +261,6 @@ class WizardApp(App[int]):
                         severity="warning", timeout=10, markup=False)  # the file's own words
 
     def on_unmount(self) -> None:
-        sys.setswitchinterval(getattr(self, "_switch_interval", 0.005))
         gc.unfreeze()
 
     def on_ready(self) -> None:
@@ -273,6 +287,7 @@ class WizardApp(App[int]):
         if self._content_check_started:
             return
         self._content_check_started = True
+        # A daemon thread, as the probes' (start_probes): quitting never waits for it.
         threading.Thread(target=self._check_content, daemon=True, name="content-check").start()
 
     def _handle_signals(self) -> None:
@@ -280,10 +295,6 @@ class WizardApp(App[int]):
         Ctrl+Q does (terminal restored, nothing half-saved). Textual leaves SIGTERM and SIGHUP
         to Python, which would die with the terminal still in raw mode on the alternate screen.
         On the event loop a signal waits for the handler that is running: a save finishes."""
-        import asyncio
-
-        from wizard.signals import HANDLED
-
         loop = asyncio.get_running_loop()
         for signum in HANDLED:
             try:
@@ -300,7 +311,9 @@ class WizardApp(App[int]):
         installation then ends with a sentence naming the file, not a crash at step 4."""
         fatal = None
         try:
-            from wizard.knowledge.content import ContentError, check_installation
+            # Here, in the check's thread, not at the top: there the PyTorch matrix's modules
+            # added 0.3 MB to the peak memory, 50.9 MB against 50.6 MB (target ≤ 1.5× a minimal
+            # Textual app's 33.6 MB; benchmarks tui, medians of 4 runs, 2026-12-04).
             from wizard.pytorch.matrix import load_matrix
 
             damaged = tuple(str(problem) for problem in check_installation())
@@ -310,8 +323,6 @@ class WizardApp(App[int]):
             except ContentError as exc:
                 fatal = exc
         except Exception as exc:  # the check itself must not take the wizard down
-            from wizard.knowledge.content import ContentError
-
             fatal, damaged = ContentError("content/", f"{type(exc).__name__}: {exc}"), ()
         self._post(ContentChecked(fatal, damaged))
 
@@ -338,19 +349,8 @@ class WizardApp(App[int]):
                 self.state.live = replace(live, skipped=live.skipped | {name})
         # Daemon threads rather than thread workers: Textual joins its worker threads on
         # exit, so quitting while torch loads would hang for up to the probe's timeout.
-        threading.Thread(target=self._launch_probes, daemon=True, name="probe-launcher").start()
-
-    def _launch_probes(self) -> None:
-        # The probe modules (psutil, the torch probe, …) load here, after the first screen
-        # and in one thread: imported before it they cost start-up ~30 ms, and imported by
-        # four probe threads at once they compete with the event loop four times over.
-        try:
-            from wizard.probe import gather, system  # noqa: F401
-            from wizard.pytorch import probe
-        except Exception:  # each probe reports its own failure below
-            pass
         for name in PROBES:
-            probe = getattr(self.state.probes, name)
+            probe = getattr(probes, name)
             if probe is not None:
                 threading.Thread(target=self._run_probe, args=(name, probe), daemon=True,
                                  name=f"probe-{name}").start()
@@ -391,8 +391,6 @@ class WizardApp(App[int]):
         """In the torch probe's thread: may this folder's own environment run? Shows the
         question over whatever step is open and waits for the answer (the probe's time bounds
         do not count this wait); False if the wizard closes first."""
-        from wizard.probe.trust import environment_of
-
         env = environment_of(candidate.path) or candidate.path
         answered = threading.Event()
         answers: list[bool] = []
@@ -411,9 +409,6 @@ class WizardApp(App[int]):
         return answers[0]
 
     def on_ask_to_run(self, message: AskToRun) -> None:
-        from screens.run_python import RunAnswer, RunPythonDialog
-        from wizard.text.output import near_path
-
         def answered(answer: RunAnswer | None) -> None:
             answer = answer or RunAnswer(False, False)
             if answer.remember:
@@ -424,9 +419,6 @@ class WizardApp(App[int]):
         self.push_screen(RunPythonDialog(self.lang, near_path(message.env, str(cwd) if cwd else None)), answered)
 
     def _remember_run(self, env: str, run: bool) -> None:
-        from screens.widgets import shown_text
-        from wizard.user_settings import remember_saying
-
         remembered, said = remember_saying(env, run, self.lang)
         self.notify(shown_text(said), severity="information" if remembered else "warning",
                     timeout=5 if remembered else 10, markup=False)
@@ -451,13 +443,13 @@ class WizardApp(App[int]):
         if result.get("torch") is not None:
             self._torch_generation += 1
             _, bench, note = self.state.live.torch or (None, None, None)
-            from wizard.probe.facts import ProbeNote
-
             self._set_live(self.state.live.with_result(
                 "torch", (result["torch"], bench, note or ProbeNote("torch", "ok"))))
         self.goto(self.step_index)  # the recommendation again, for the machine as it is now
 
     def _probe_picked(self, path: str, generation: int, previous: Any) -> None:
+        # Here, in this thread, not at the top: there, +7 ms of CPU before the first screen
+        # (medians of 15 runs, 2026-12-04; target: 1.5× a minimal Textual app's time).
         from wizard.probe.discover import PythonArgError, check_python_arg
 
         try:
@@ -474,8 +466,6 @@ class WizardApp(App[int]):
     def on_python_rejected(self, message: PythonRejected) -> None:
         if message.generation != self._torch_generation:
             return
-        from screens.widgets import shown_text
-
         self._set_live(replace(self.state.live, torch=message.previous))
         # `why` names the path as typed, kept exact for the check: drawn through the one sanitizer.
         self.notify(shown_text(message.why), severity="error", timeout=10, markup=False)
@@ -530,38 +520,16 @@ def make_app(
     return app
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """`gpu-wizard` with no subcommand: run the wizard; print where the report went."""
-    lang = getattr(args, "lang", None)
-    replay = None
-    if getattr(args, "machine", None):
-        from wizard.knowledge.load import load_knowledge
-        from wizard.machine.recorded import MachineFileError, load_recording
-
-        try:
-            # Damaged data files (KnowledgeError) are wizard.cli's to report.
-            replay = load_recording(args.machine, load_knowledge(), lang or language_from_env())
-        except MachineFileError as exc:
-            print(f"gpu-wizard: {exc}", file=sys.stderr)
-            return 2
-        # A TA replaying a report sees it in the language the student saw (F2 switches).
-        lang = lang or replay.language
-        for problem in replay.answers_problems:
-            print(t("ui.replay.answers_ignored", lang or language_from_env(), problem=problem),
-                  file=sys.stderr)
-    lang = lang or language_from_env()
-    from wizard.commands.wizard_main import refuse_without_terminal
-
-    if refuse_without_terminal(lang):  # after the replay file: a broken one is named first
-        return 2
+def run_app(args: argparse.Namespace, lang: str, replay: Recording | None = None) -> int:
+    """Run the wizard in `lang` (on the `replay` when there is one), then print where the report
+    went. wizard.commands.wizard_main has read the command line and the replay file, and made
+    sure there is a terminal."""
     app = make_app(lang, replay=replay, report_path=getattr(args, "report", None),
                    python=getattr(args, "python", None),
                    no_discover=getattr(args, "no_discover", False),
                    gpu_test=not getattr(args, "no_gpu_test", False),
                    redact=not getattr(args, "no_redact", False), handle_signals=True)
     app.run()
-    from wizard.text.output import safe
-
     if app.content_fatal is not None:
         raise app.content_fatal  # main() says it in one line, the way every command does
 

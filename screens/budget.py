@@ -10,9 +10,12 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Input, Static
 
 from screens.panels import Check, budget_checks
-from screens.step import StepScreen, ui
+from screens.step import StepScreen
+from screens.strings import ui
 from screens.widgets import Choices
+from wizard.advise import format_money
 from wizard.answers import BudgetReading, read_budget
+from wizard.state import replay_session
 from wizard.text.i18n import t
 
 if TYPE_CHECKING:
@@ -75,16 +78,12 @@ class BudgetScreen(StepScreen):
 
     def _replayed(self, text: str) -> str:
         """In a replay, while the box holds the student's budget, say whose answer it is."""
-        from wizard.state import replay_session
-
         replay = self.state.replay
         if replay is None or replay.answers is None or text != replay_session(replay).budget_text:
             return ""
         return "\n" + ui("replay.answered", self.lang)
 
     def _understood(self, reading: BudgetReading) -> str:
-        from wizard.advise import format_money
-
         money = format_money(reading.amount, reading.currency, self.state.knowledge)
         if reading.amount == 0:
             return ui("budget.zero", self.lang)
@@ -108,12 +107,11 @@ class BudgetScreen(StepScreen):
         self.currency = event.value
         self._validate(self.query_one("#amount", Input).value, quiet_when_empty=True)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "unsure":
-            event.stop()
-            self.unsure = True
-            self.action_next()
-        # Back and Next: Textual runs StepScreen's handler too (calling it here went two steps).
+    @on(Button.Pressed, "#unsure")
+    def _unsure_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.unsure = True
+        self.action_next()
 
     # ---------------------------------------------------------------- answers ---
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from wizard.advise import format_money
 from wizard.text.i18n import t
 from wizard.text.output import cell_width
 
@@ -55,8 +56,6 @@ def render(bars: Iterable[Bar], width: int = 76, fill: str = "█") -> list[str]
 def comparison(rec: Any, machine: Any, knowledge: Any, currency: str,
                lang: str) -> tuple[list[Bar], list[Bar]]:
     """(price bars, speed-per-price bars) for the picks, plus this computer's GPU if known."""
-    from wizard.advise import format_money
-
     rows: list[tuple[str, float | None, float | None]] = []  # label, price, fp16 tensor TFLOPS
     for pick in rec.gpus or ((rec.cheapest_adequate,) if rec.cheapest_adequate else ()):
         entry = knowledge.find_gpu(pick.name)

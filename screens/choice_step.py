@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from screens.panels import Check
-from screens.step import StepScreen, ui
+from screens.step import StepScreen
+from screens.strings import ui
 from screens.widgets import Choices
 from wizard.text.i18n import t
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,7 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from screens.step import ui
+from screens.reader import words_screen
+from screens.strings import ui
 from screens.widgets import Guide, VisibleText, shown_text
 from wizard.text.i18n import t
 
@@ -58,16 +60,17 @@ class HelpScreen(ModalScreen[None]):
 
     def action_words(self) -> None:
         """The words explained, over this help; Esc comes back here."""
-        from screens.reader import words_screen
-
         self.app.push_screen(words_screen(self.lang, self.ascii_marks))
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    @on(Button.Pressed, "#words")
+    def _words_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "words":
-            self.action_words()
-        else:
-            self.dismiss(None)
+        self.action_words()
+
+    @on(Button.Pressed, "#close")
+    def _close_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
 
 
 class ExistsDialog(ModalScreen[Optional[str]]):
@@ -140,11 +143,14 @@ class PythonDialog(ModalScreen[Optional[str]]):
         event.stop()
         self.dismiss(event.value.strip() or None)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "cancel":
-            self.dismiss(None)
-            return
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#check")
+    def _check_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
         typed = self.query_one("#python-path", Input).value.strip()
         if typed:
             self.dismiss(typed)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Optional
 
+from rich.cells import cell_len, chop_cells
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -18,8 +20,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Log, Static
 
 from screens.dialogs import ascii_borders
-from screens.step import ui
+from screens.strings import ui
 from screens.widgets import shown_text
+from wizard.probe.facts import TorchInfo
+from wizard.pytorch import installer
+from wizard.pytorch.wording import interpreter_line, torch_message
 from wizard.text.i18n import t
 from wizard.text.output import asciify, wrap
 
@@ -46,16 +51,12 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         return Content(shown_text(asciify(text) if self.ascii_marks else text))
 
     def compose(self) -> ComposeResult:
-        from wizard.probe.facts import TorchInfo
-        from wizard.pytorch.installer import interpreter_is_own
-        from wizard.pytorch.wording import interpreter_line
-
         plan, lang = self.plan, self.lang
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
         lines = [interpreter_line(into, lang, key="torch.install.into"),
                  t("torch.install.now", lang, version=plan.torch_before) if plan.torch_before
                  else t("torch.install.now-none", lang)]
-        if interpreter_is_own(plan.python):   # as install-torch says it
+        if installer.interpreter_is_own(plan.python):   # as install-torch says it
             lines.append(ui("install.own_python", lang))
         lines.append(t("torch.install.choice", lang, reason=plan.choice.reason))
         if plan.companions:
@@ -88,21 +89,28 @@ class InstallScreen(ModalScreen[Optional[dict]]):
 
     # ------------------------------------------------------------------------- running ---
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
+    @on(Button.Pressed, "#install-go")
+    def _go_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "install-go" and not self.running and self.outcome is None:
+        if not self.running and self.outcome is None:
             self.start()
-        elif event.button.id == "install-mirror" and not self.running and self.mirror is not None:
-            from wizard.pytorch.installer import with_mirror
 
-            self.plan = with_mirror(self.plan, self.mirror)
-            self.query_one("#install-command", Static).update(Content(shown_text(self.plan.shown)))
-            self.query_one("#install-log", Log).clear()
-            event.button.display = False
-            self.outcome = None
-            self.start()
-        elif event.button.id == "install-cancel":
-            self.action_cancel()
+    @on(Button.Pressed, "#install-mirror")
+    def _mirror_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.running or self.mirror is None:
+            return
+        self.plan = installer.with_mirror(self.plan, self.mirror)
+        self.query_one("#install-command", Static).update(Content(shown_text(self.plan.shown)))
+        self.query_one("#install-log", Log).clear()
+        event.button.display = False
+        self.outcome = None
+        self.start()
+
+    @on(Button.Pressed, "#install-cancel")
+    def _cancel_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()
 
     def start(self) -> None:
         self.running = True
@@ -114,11 +122,11 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         log.display = True
         log.focus()
         self.status(ui("install.running", self.lang, tool=self.plan.via))
+        # A daemon thread, not a thread worker: Textual's worker threads are joined when the
+        # process ends, so quitting during the check after the install would wait for it.
         threading.Thread(target=self._run, daemon=True, name="install-torch").start()
 
     def _run(self) -> None:
-        from wizard.pytorch.installer import record, stream_install, verify
-
         self.output = []
 
         def line(text: str) -> None:
@@ -127,15 +135,15 @@ class InstallScreen(ModalScreen[Optional[dict]]):
             self._call(self._write, shown_text(text))
 
         try:
-            status = stream_install(self.plan, line, on_start=lambda proc: setattr(self, "proc", proc))
+            status = installer.stream_install(self.plan, line, on_start=lambda proc: setattr(self, "proc", proc))
         except OSError as exc:
             status = None
             line(str(exc.strerror or exc))
         if status != 0:
-            self._finish(record(self.plan, status, None), None, self._failure(status), "error")
+            self._finish(installer.record(self.plan, status, None), None, self._failure(status), "error")
             return
         self._call(self.status, t("torch.install.verifying", self.lang))
-        result, info, errors = verify(self.plan, self.machine, self.lang)
+        result, info, errors = installer.verify(self.plan, self.machine, self.lang)
         if result == "gpu-ok":
             devices = ", ".join(f"{x.device} ({x.name})" if x.name else x.device for x in info.gpu_tests)
             text, kind = t("torch.install.verified-gpu", self.lang, version=info.version, build=info.build,
@@ -143,21 +151,19 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         elif result == "cpu-ok":
             text, kind = t("torch.install.verified-cpu", self.lang, version=info.version), "ok"
         else:
-            reasons = "; ".join(f.title for f in errors) or (info.message or "")
+            reasons = "; ".join(f.title for f in errors) or torch_message(info, self.lang)
             text = t("torch.install.still-failing", self.lang,
                      version=info.version or t("torch.findings.version-unknown", self.lang),
                      build=info.build or "", wanted=self.plan.choice.variant) + " " + reasons
             kind = "error"
-        self._finish(record(self.plan, status, result, info), info, text, kind)
+        self._finish(installer.record(self.plan, status, result, info), info, text, kind)
 
     def _failure(self, status: int | None) -> str:
         """One line for what went wrong; a network failure says so and offers a mirror."""
-        from wizard.pytorch.installer import index_unreachable, mirrors_for
-
-        if not index_unreachable(self.output):
+        if not installer.index_unreachable(self.output):
             return t("torch.install.pip-failed", self.lang, tool=self.plan.via,
                      code=status if status is not None else "-")
-        mirrors = [] if "mirror" in self.plan.shown else mirrors_for(self.plan)
+        mirrors = [] if "mirror" in self.plan.shown else installer.mirrors_for(self.plan)
         if not mirrors:
             return ui("install.unreachable", self.lang)
         self.mirror = mirrors[0]
@@ -175,8 +181,6 @@ class InstallScreen(ModalScreen[Optional[dict]]):
         # Before the first layout the log has no width yet: the dialog's, less its border.
         width = log.scrollable_content_region.width or self.query_one("#dialog").content_region.width - 4
         width = max(20, width - 1)
-        from rich.cells import cell_len, chop_cells
-
         for part in wrap(text, width, 0, 2) or [""]:
             # A URL longer than the log is one word: cut it into pieces, none lost.
             for piece in chop_cells(part, width) if cell_len(part) > width else [part]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wizard.diagnosis import judgement
+from wizard.diagnosis.nvidia_cause import nvidia_message
 from wizard.machine.live import Live
 from wizard.presentation import findings_for
 from wizard.text.evidence import chassis_evidence_text
@@ -123,13 +124,11 @@ def nvidia_check(live: Live, lang: str) -> Check:
     problem = _probe_problem(live, "nvidia", lang)
     if problem:
         return problem
-    machine = live.machine(lang, need_torch=False)
-    info = machine.nvidia if machine else live.nvidia.info  # type: ignore[union-attr]
-    label = _u("probe.nvidia", lang)
-    if not machine or not info.message:
-        return Check("pending", _u("probe.pending", lang, name=label))
+    machine = live.machine(need_torch=False)
+    if machine is None:
+        return Check("pending", _u("probe.pending", lang, name=_u("probe.nvidia", lang)))
     kind = judgement.nvidia_severity(machine, findings_for(machine, lang))
-    return Check(kind, info.message)
+    return Check(kind, nvidia_message(machine, lang))
 
 
 def torch_check(live: Live, lang: str) -> Check:
@@ -144,16 +143,17 @@ def torch_check(live: Live, lang: str) -> Check:
 
 
 def torch_text(info: TorchInfo, lang: str) -> str:
-    try:
-        from wizard.pytorch.wording import torch_message
-    except ImportError:  # a build without the torch probe
-        return info.message or info.status
+    # Here, not at the top: the torch probe's thread has loaded it by now
+    # (wizard.machine.live.load_torch_advice); at the top, +30 ms of CPU before the first
+    # screen (target: 1.5× a minimal Textual app's time; 2026-12-04).
+    from wizard.pytorch.wording import torch_message
+
     return torch_message(info, lang)
 
 
 def torch_kind(info: TorchInfo, live: Live) -> str:
     """PyTorch's mark: the core's rule over the whole machine once it is assembled."""
-    machine = live.machine("en")
+    machine = live.machine()
     if machine is None or machine.torch is None:
         return "error" if info.status in ("import-error", "crashed") else \
             "warning" if info.status != "ok" else "info"
@@ -229,7 +229,7 @@ def nvidia_checks(live: Live, lang: str) -> list[Check]:
     out = gpu_checks(live, lang)
     out.append(nvidia_check(live, lang))
     out.append(torch_check(live, lang))
-    machine = live.machine(lang)
+    machine = live.machine()
     if machine is not None:
         for finding in findings_for(machine, lang):
             # Memory and disk have their own steps (need a GPU, budget).
@@ -330,7 +330,10 @@ def budget_checks(live: Live, lang: str) -> list[Check]:
 def local_gpu_memory(machine: Machine, knowledge: Any) -> tuple[str, float | None, float | None] | None:
     """(name, usable GPU memory, memory as shown) of the GPU the advice would use; None when
     there is none. The first size is compared with the goal, the second is the one shown."""
-    from wizard.advise import local_gpu  # the advice's own rule, so both always agree
+    # The advice's own rule, so both always agree. Imported here, not at the top: with the
+    # torch wording above, +60 ms of CPU before the first screen (target: 1.5× a minimal
+    # Textual app's time; 2026-12-04); it runs once the probes have answered.
+    from wizard.advise import local_gpu
 
     local = local_gpu(machine, knowledge)
     return (local.name, local.vram_gb, local.shown_gb) if local is not None else None
@@ -340,7 +343,7 @@ def goal_checks(live: Live, lang: str, goal: Any, knowledge: Any) -> list[Check]
     out = [Check("info", _u("check.goal_need", lang, goal=goal.label(lang), min=num(goal.min_vram_gb, lang),
                             comfortable=num(goal.comfortable_vram_gb, lang),
                             ram=num(goal.min_ram_gb, lang)))]
-    machine = live.machine(lang, need_torch=False)
+    machine = live.machine(need_torch=False)
     if machine is None:
         return out + [Check("pending", _u("check.goal_pending", lang))]
     local = local_gpu_memory(machine, knowledge)

@@ -16,7 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from screens import markdown_lite
+from screens.strings import guide_page
 from screens.widgets import Guide, shown_text
+from wizard.knowledge.content import ContentError
+from wizard.text.glossary import terms
 from wizard.text.i18n import t
 from wizard.text.output import asciify
 
@@ -29,9 +32,6 @@ class GuidePane(VerticalScroll):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._placed_at: float = 0.0   # where this pane put itself; elsewhere: the reader did
-        # The page's blocks at one width: the pane changes height each time the check box
-        # beside it grows (a probe answered), and laying the page out again took ~18 ms.
-        self._laid_out: tuple[int, list[markdown_lite.Block]] | None = None
 
     def on_resize(self, event: Resize) -> None:
         self.call_after_refresh(self._start_at_text)
@@ -44,9 +44,7 @@ class GuidePane(VerticalScroll):
         width = guide.content_size.width if guide is not None else 0
         if guide is None or width <= 0:
             return
-        if self._laid_out is None or self._laid_out[0] != width:
-            self._laid_out = width, markdown_lite.layout(guide.markdown, width, self.app.console)
-        blocks = self._laid_out[1]
+        blocks = markdown_lite.layout(guide.markdown, width, self.app.console)
         row = markdown_lite.text_start(blocks, self.scrollable_content_region.height)
         self.scroll_to(y=row, animate=False, immediate=True)
         self._placed_at = self.scroll_y
@@ -108,8 +106,6 @@ class ReaderScreen(Screen[None]):
 
 def words_page(lang: str) -> str:
     """The words explained (content/<lang>/words.md), without its title: the screen has it."""
-    from screens.step import guide_page
-
     return guide_page(lang, "words")
 
 
@@ -120,9 +116,6 @@ def words_screen(lang: str, ascii_marks: bool = False, section: int | None = Non
 
 def open_word(screen: Screen, term_id: str, lang: str, ascii_marks: bool) -> None:
     """The Words page over `screen`, at the explanation of `term_id` (a linked term's click)."""
-    from wizard.knowledge.content import ContentError
-    from wizard.text.glossary import terms
-
     try:
         section = next((term.section for term in terms(lang) if term.id == term_id), None)
     except ContentError:

@@ -11,10 +11,13 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Static
 
 from screens import chart
+from screens.install import InstallScreen
 from screens.panels import Check, benchmark_checks, gb, torch_size_text
-from screens.step import BASE_KEYS, StepScreen, ui
+from screens.step import BASE_KEYS, StepScreen
+from screens.strings import ui
 from screens.widgets import Bullets, CheckPanel, Guide, shown_text
 from wizard.advise import format_money
+from wizard.pytorch.mirrors import china_lines_for_machine
 from wizard.text.i18n import t
 from wizard.text.output import asciify
 
@@ -63,7 +66,7 @@ class ResultScreen(StepScreen):
 
     def checks(self) -> list[Check]:
         live = self.state.live
-        if live.machine(self.lang) is not None:
+        if live.machine() is not None:
             return []
         names = ", ".join(ui(f"probe.{name}", self.lang) for name in live.pending)
         return [Check("pending", ui("result.waiting", self.lang, names=names))]
@@ -240,8 +243,6 @@ class ResultScreen(StepScreen):
 
     def _china(self, command: str) -> list[Any]:
         """In Chinese only: the same install from mirrors in mainland China (wizard.pytorch.mirrors)."""
-        from wizard.pytorch.mirrors import china_lines_for_machine
-
         outcome = self.state.outcome()
         lines = china_lines_for_machine(command, outcome.machine if outcome else None, self.lang)
         return [Static(Text(shown_text(item.text)), classes="china-command") if item.kind == "command"
@@ -274,8 +275,6 @@ class ResultScreen(StepScreen):
         if plan is None:
             self.notify(t("guide.result.no_torch_command", self.lang), severity="warning", markup=False)
             return
-        from screens.install import InstallScreen
-
         outcome = self.state.outcome()
         assert outcome is not None  # install_plan() found one
 

@@ -19,7 +19,7 @@ from textual.widgets import Button, Checkbox, Static
 
 from screens.dialogs import ascii_borders
 from screens.markdown_lite import Wrapped
-from screens.step import ui
+from screens.strings import ui
 from screens.widgets import shown_text
 
 

@@ -9,8 +9,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Button, Input, Static
 
+from screens.dialogs import ExistsDialog
 from screens.panels import Check
-from screens.step import BASE_KEYS, StepScreen, ui
+from screens.step import BASE_KEYS, StepScreen
+from screens.strings import ui
 from screens.widgets import VisibleText
 from wizard.report.errors import ReportError, ReportExistsError
 from wizard.text.i18n import t
@@ -74,8 +76,6 @@ class SaveScreen(StepScreen):
         try:
             path = self.state.save_report(text)
         except ReportExistsError as exc:
-            from screens.dialogs import ExistsDialog
-
             suggestion = exc.suggestion
             self.app.push_screen(ExistsDialog(self.lang, exc.path, suggestion),
                                  lambda choice: self._after_exists(choice, suggestion))
@@ -113,13 +113,12 @@ class SaveScreen(StepScreen):
         self.live_changed()
         self.query_one("#next", Button).focus()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "home" and self.fallback is not None:
-            event.stop()
+    @on(Button.Pressed, "#home")
+    def _home_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.fallback is not None:
             self.query_one("#path", Input).value = str(self.fallback)
             self.save(str(self.fallback))
-        # Save and Back: Textual runs StepScreen's handler too (calling it here saved and then
-        # finished at once).
 
     def keep(self) -> dict[str, Any]:
         return {"save_text": self.query_one("#path", Input).value}

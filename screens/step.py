@@ -7,28 +7,30 @@ screen is built for one language; switching language rebuilds the screen.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.errors import NoWidget
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
+from screens import textual_workarounds
+from screens.dialogs import HelpScreen
 from screens.markdown_lite import Wrapped
 from screens.panels import Check
-from screens.reader import GuidePane
+from screens.reader import GuidePane, ReaderScreen, open_word
+from screens.strings import guide_page, ui
 from screens.widgets import CheckPanel, Guide, KeysFooter, clip, shown_text
-from wizard.knowledge.content import ContentError, content_dir, read_page
 from wizard.text.i18n import t
 from wizard.text.output import asciify
 
@@ -38,30 +40,6 @@ if TYPE_CHECKING:
 # The steps in the fixed order of the flow; the five questions are numbered 1-5.
 STEPS = ("welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal", "result", "save")
 QUESTIONS = STEPS[1:6]
-
-
-def ui(key: str, lang: str, **values: Any) -> str:
-    return t(f"ui.{key}", lang, **values)
-
-
-@cache
-def guide_page(lang: str, *pages: str) -> str:
-    """Guide Markdown for a step; a missing page is skipped (English when zh lacks it)."""
-    texts = []
-    for index, page in enumerate(pages):
-        for folder in (lang, "en"):
-            try:
-                text = read_page(Path(content_dir()) / folder / f"{page}.md")
-            except ContentError:  # damaged: the English page instead; the App warns once
-                text = None
-            if text is None:
-                continue
-            if index == 0:
-                # The title bar already names the step; the H1 would repeat it.
-                text = re.sub(r"\A\s*# [^\n]*\n+", "", text)
-            texts.append(text)
-            break
-    return "\n\n".join(texts)
 
 
 # Bindings as (keys, action, description key, show). The description is translated when the
@@ -226,9 +204,7 @@ class StepScreen(Screen):
 
     def rebind(self, change: Callable[[Binding], Binding]) -> None:
         """Change this screen's keys as the footer shows them, without rebuilding the screen."""
-        from screens.textual_workarounds import rebind
-
-        rebind(self, change)
+        textual_workarounds.rebind(self, change)
 
     def relabel(self, action: str, desc: str) -> None:
         """Say in the footer what `action`'s key does now (Ctrl+N once the report is saved)."""
@@ -250,8 +226,6 @@ class StepScreen(Screen):
             focused.scroll_visible(animate=False, immediate=True)   # an input line, a button
 
     def _in_view(self, widget: Any) -> bool:
-        from textual.errors import NoWidget
-
         try:
             geometry = self.find_widget(widget)
         except NoWidget:
@@ -349,8 +323,6 @@ class StepScreen(Screen):
 
     def action_guide(self) -> None:
         """The whole guide on a screen of its own; Esc comes back to this step as it was."""
-        from screens.reader import ReaderScreen
-
         if not self.PAGES:
             return
         title = f"{t('guide.app_title', self.lang)} · {ui('reader.guide_title', self.lang, step=self.step_title())}"
@@ -359,30 +331,25 @@ class StepScreen(Screen):
 
     def action_word(self, term_id: str) -> None:
         """A linked term was clicked: its explanation on the Words page."""
-        from screens.reader import open_word
-
         open_word(self, term_id, self.lang, self.state.ascii_marks)
 
     def action_help(self) -> None:
-        from screens.dialogs import HelpScreen
-
         self.app.push_screen(HelpScreen(self.lang, self.STEP, ascii_marks=self.state.ascii_marks))
 
     def action_switch_language(self) -> None:
         self.post_message(self.SwitchLanguage(self.keep()))
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        # Textual calls this once for each class in the MRO that defines the handler: a step's
-        # own handler calling it again through super() made Back and Next go two steps.
-        if event is getattr(self, "_pressed", None):
-            return
-        self._pressed = event
-        if event.button.id == "next":
-            event.stop()
-            self.action_next()
-        elif event.button.id == "back":
-            event.stop()
-            self.action_back()
+    # One handler per button, by its id (a step's own buttons have theirs): Textual runs the
+    # on_button_pressed of every class in the MRO, which made a shared one go two steps.
+    @on(Button.Pressed, "#next")
+    def _next_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_next()
+
+    @on(Button.Pressed, "#back")
+    def _back_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_back()
 
     def text(self, text: str) -> Wrapped:
         """Text for a widget: never markup (content may hold "[...]"), wrapped the way Chinese

@@ -16,9 +16,16 @@ tests/test_textual_workarounds.py fails then, so the upgrade is looked at here a
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Callable
 
 from textual.binding import Binding
+
+_styles_cache: ModuleType | None
+try:
+    from textual import _styles_cache
+except ImportError:   # moved: a Textual that has likely fixed the leak
+    _styles_cache = None
 
 
 def _key_table(node: Any) -> dict[str, list[Binding]] | None:
@@ -45,11 +52,8 @@ def footer_bindings_ready(footer: Any) -> bool:
 
 def clear_render_cache() -> bool:
     """Let go of the render caches that Textual's lru_cache keeps; False when there is none."""
-    try:
-        from textual._styles_cache import StylesCache
-    except ImportError:   # moved: a Textual that has likely fixed it
-        return False
-    cache_clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
+    inner_outer = getattr(getattr(_styles_cache, "StylesCache", None), "get_inner_outer", None)
+    cache_clear = getattr(inner_outer, "cache_clear", None)
     if cache_clear is None:   # a Textual that has fixed it has none
         return False
     cache_clear()

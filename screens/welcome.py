@@ -7,12 +7,15 @@ must be able to point the wizard at the one their course uses.
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
+from screens.dialogs import PythonDialog
 from screens.panels import Check, welcome_checks
-from screens.step import BASE_KEYS, StepScreen, ui
+from screens.step import BASE_KEYS, StepScreen
+from screens.strings import ui
 
 
 class WelcomeScreen(StepScreen):
@@ -36,6 +39,9 @@ class WelcomeScreen(StepScreen):
         info = self.state.live.torch_info()
         if info is None or not info.interpreter:
             return ui("python.looking", self.lang)
+        # Here, not at the top: the torch probe's thread has loaded it by now
+        # (wizard.machine.live.load_torch_advice); at the top, +30 ms of CPU before the first
+        # screen (target: 1.5× a minimal Textual app's time; 2026-12-04).
         from wizard.pytorch.wording import interpreter_line
 
         text = interpreter_line(info, self.lang)
@@ -58,16 +64,12 @@ class WelcomeScreen(StepScreen):
             return self.state.can_pick_python  # a replay's Python is the student's, not here
         return super().check_action(action, parameters)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        # Textual also runs StepScreen's handler (Back/Next) for this message.
-        if event.button.id != "python-change":
-            return
+    @on(Button.Pressed, "#python-change")
+    def _change_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_change_python()
 
     def action_change_python(self) -> None:
-        from screens.dialogs import PythonDialog
-
         info = self.state.live.torch_info()
         choices = []
         if info is not None and info.interpreter:

@@ -1,3 +1,4 @@
+import functools
 import os
 import sys
 from pathlib import Path
@@ -6,7 +7,7 @@ import pytest
 
 from tests.recorded import MACHINES
 
-__all__ = ["MACHINES", "ROOT", "run_cli"]
+__all__ = ["FROZEN_MATRIX", "MACHINES", "ROOT", "frozen_matrix_data", "run_cli"]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,6 +25,16 @@ def own_settings_folder(tmp_path_factory, monkeypatch):
     if discover is not None:
         monkeypatch.setattr(discover, "_ANSWERED", {})
     return folder
+
+
+@pytest.fixture(autouse=True)
+def no_animations(monkeypatch):
+    """Apps made in a test do not animate: Textual's Pilot waits for every animation after a
+    key, up to a second for Home or End in a long guide. A test checks where the screen ends
+    up, which is the same; how it slides there is Textual's."""
+    constants = sys.modules.get("textual.constants")   # only where a test has loaded Textual
+    if constants is not None:
+        monkeypatch.setattr(constants, "TEXTUAL_ANIMATIONS", "none")
 
 
 @pytest.fixture
@@ -52,6 +63,61 @@ def write_tree(tmp_path):
         return tmp_path
 
     return build
+
+
+# The torch matrix the tests of the torch-choosing rules read: a frozen copy of
+# content/torch_matrix.toml (tests/data/torch_matrix.toml says why), so that their expected
+# versions do not change when content/ gains a release. Tests of content/'s own matrix (its
+# properties, its past releases) read content/.
+FROZEN_MATRIX = ROOT / "tests" / "data" / "torch_matrix.toml"
+
+
+@functools.cache
+def frozen_matrix_data():
+    from wizard.pytorch.matrix import load_matrix
+
+    return load_matrix(FROZEN_MATRIX)   # read by the loader content/'s matrix goes through
+
+
+@pytest.fixture
+def frozen_matrix(monkeypatch):
+    """Every `load_matrix()` of this process (the chooser, the causes, the mirrors, the
+    installer, the CLI and the App run in-process) reads tests/data/torch_matrix.toml instead
+    of content/'s matrix, for the test. Use it in tests of the rules with expected versions:
+    `pytestmark = pytest.mark.usefixtures("frozen_matrix")`. A command run as a child process
+    reads content/: derive its expected version from `load_matrix()` there instead."""
+    from wizard.pytorch.matrix import load_matrix, parse
+
+    matrix = frozen_matrix_data()
+    monkeypatch.setattr(parse, "_default_matrix", lambda: matrix)
+    # Not a silent no-op should the loader change how it reads its default file.
+    assert load_matrix() is matrix, "load_matrix() no longer reads parse._default_matrix"
+    return matrix
+
+
+@pytest.fixture(scope="session")
+def template_venv(tmp_path_factory) -> Path:
+    """A virtual environment with pip, made once per session (once per xdist worker): making
+    one takes ~10 s on 2 cores (ensurepip), copying it ~1 s. Use it only where nothing is
+    installed or changed in it; a test that installs, or may change the environment, takes
+    `venv_copy`. (An environment without pip is quicker to make than to copy: 0.01 s.)"""
+    import venv
+
+    folder = tmp_path_factory.mktemp("template") / ".venv"
+    venv.EnvBuilder(with_pip=True).create(folder)
+    return folder
+
+
+@pytest.fixture
+def venv_copy(template_venv, tmp_path_factory) -> Path:
+    """The test's own environment with pip: a copy of `template_venv` (links kept, so its
+    python is still the base interpreter's), which it may change. Its folder, on a short path
+    (as a user's is: a long one wraps the lines that name it)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("env") / ".venv"
+    shutil.copytree(template_venv, folder, symlinks=True)
+    return folder
 
 
 def run_cli(*args: str, env: dict | None = None, cwd: str | None = None, timeout: float = 60):

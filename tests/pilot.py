@@ -3,6 +3,10 @@
 One driver for the tests, the snapshot tests and docs/screenshots.py, so a change to how a step
 is answered is made once. Every wait polls instead of sleeping: the app answers as soon as it
 is ready, and a step that never comes fails with the screen it is stuck on.
+
+Two ways to a step: `walk` presses the keys through every step to the result (the journeys,
+which test the walking); `open_at` answers the steps before a step through the App's own API and
+opens it at once (for a test of that step: each key costs Textual's idle wait, 0.05-1 s).
 """
 
 from __future__ import annotations
@@ -76,26 +80,44 @@ async def walk(pilot, need_gpu="yes", has_nvidia=None, form_factor=None, budget=
     await at_step(pilot, "result")
 
 
-async def to_step(pilot, step: str, budget: str = "5000", form_factor: str | None = None,
-                  timeout: float = 10.0) -> None:
-    """From the welcome screen to `step`, as a user who needs a GPU, types `budget` and
-    accepts what the wizard detected or suggests for the rest (the form factor too, unless
-    given)."""
+async def open_at(pilot, step: str, *, need_gpu: str | None = "yes", has_nvidia: str | None = None,
+                  form_factor: str | None = None, budget: str | None = "5000",
+                  goal: str | None = "image-generation", timeout: float = 10.0) -> None:
+    """From the welcome screen straight to `step`, with the steps before it answered through
+    the App's own API instead of keys: each earlier step's answer goes into the session as
+    its Next would put it (`WizardState.apply`, the answer confirmed), then `App.goto` opens
+    `step`. The answers are `walk`'s: a value is picked; None accepts what that step would
+    show (its detection, else the answer so far), as Ctrl+N does; `budget` is read as typed
+    (None: "not sure").
+
+    What an unanswered step would show is asked of the step's own screen class, built but not
+    shown, so detection and the currency buttons follow the screens' rules, not a copy here.
+    For a test of one step; the walking itself is tested by the journeys that use `walk`.
+    """
+    from screens.choice_step import ChoiceStep
     from screens.step import STEPS
 
+    app = pilot.app
     await at_step(pilot, "welcome", timeout)
-    for current in STEPS[: STEPS.index(step)]:
-        if current == "welcome":
-            await pilot.press("enter")
-        elif current == "need_gpu":
-            await answer(pilot, current, "yes", timeout)
-        elif current == "form_factor":
-            await answer(pilot, current, form_factor, timeout)
-        elif current == "budget":
-            await type_budget(pilot, budget, timeout)
-            await pilot.press("enter")
-        else:   # Ctrl+N: accept what is marked (on the result: go on to saving)
-            await answer(pilot, current, None, timeout)
+    given = {"need_gpu": need_gpu, "has_nvidia": has_nvidia, "form_factor": form_factor, "goal": goal}
+    for index in range(1, STEPS.index(step)):
+        screen = app.make_step(index)   # never mounted: asked what it would show
+        if STEPS[index] == "budget":
+            if budget is None:
+                changes = {"budget_text": "", "budget_amount": None}
+                currency = screen.currency
+            else:
+                reading = screen._parse(budget)
+                assert not isinstance(reading, str), f"the budget {budget!r} is refused: {reading}"
+                changes = {"budget_text": budget, "budget_amount": reading.amount}
+                currency = reading.currency
+            app.state.apply(changes | {"currency_choice": currency, "budget_currency": currency}, ("budget",))
+        elif isinstance(screen, ChoiceStep):
+            value = given[screen.FIELD] or screen.current_answer()
+            assert value in [v for v, _ in screen.options()], f"{value!r} is not an answer to {screen.FIELD}"
+            app.state.apply({screen.FIELD: value}, (screen.FIELD,))
+    if app.step_index != STEPS.index(step):
+        app.goto(STEPS.index(step))
     await at_step(pilot, step, timeout)
 
 

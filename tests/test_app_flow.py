@@ -2,6 +2,8 @@
 
 Recorded machines (tests/machines) stand in for the computer, so nothing here depends on the
 machine running the tests; gated fake probes show what happens while checks are still running.
+The journeys walk by keys (`walk`, `answer`, `type_budget`); a test of one step opens it with
+its earlier answers given (`open_at`), so it spends no time pressing keys through the others.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from screens.app import ascii_terminal, exit_summary, make_app
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Choices
-from tests.pilot import answer, at_step, choose, save, shown, squeeze, type_budget, until, walk
+from tests.pilot import answer, at_step, choose, open_at, save, shown, squeeze, type_budget, until, walk
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.advise import advise
 from wizard.answers import Answers
@@ -52,6 +54,9 @@ FLOW_MACHINES = {
     "apple-m2": ("no", "laptop"),
     "nouveau": ("yes", "desktop"),
 }
+# The journeys walked by keys: detected yes and no, laptop, desktop and not sure, both languages.
+# The others open the result with the same answers (tests.pilot.open_at).
+BY_KEYS = {("laptop-4060", "en"), ("vm-no-gpu", "zh"), ("desktop-1080ti", "en")}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -60,7 +65,10 @@ async def test_whole_flow_saves_the_report_the_user_saw(tmp_path, name, lang):
     recorded = machine(name)
     app = make_app(lang, machine=recorded, report_path=tmp_path / "report.toml")
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot)
+        if (name, lang) in BY_KEYS:
+            await walk(pilot)
+        else:
+            await open_at(pilot, "result")
         headline = shown(app.screen.query_one("#headline"))
         path = await save(pilot)
         assert app.screen.query_one("#checks", CheckPanel).checks[0].kind == "ok"
@@ -394,7 +402,7 @@ async def test_a_failed_probe_says_unknown_and_the_advice_still_comes(tmp_path):
         assert t("ui.probe.failed", "en", name=t("ui.probe.nvidia", "en"),
                  reason="NVML exploded") in texts
         assert not any("RuntimeError" in text for text in texts)
-        await walk(pilot)
+        await open_at(pilot, "result")
         path = await save(pilot)
     report = read(path)
     assert report["machine"]["nvidia"]["status"] == "error"
@@ -415,7 +423,7 @@ async def test_measured_speed_is_shown_on_the_need_gpu_step_and_the_result():
         speed = t("ui.check.bench_gpu", "en", gpu=bench.gpu_name, tflops="20", ratio="100")
         assert speed in [c.text for c in panel(app).checks]
         await pilot.press("escape")
-        await walk(pilot)
+        await open_at(pilot, "result")
         assert speed in [c.text for c in app.screen.query_one("#bench", CheckPanel).checks]
 
 
@@ -429,7 +437,7 @@ async def test_result_has_picks_table_chart_platforms_and_a_copyable_command(tmp
 
     app = make_app("en", machine=machine("vm-no-gpu"), torch_chooser=lambda m, lang: Choice())
     async with app.run_test(size=(100, 40)) as pilot:
-        await walk(pilot, form_factor="desktop", budget="1500", goal="learning")
+        await open_at(pilot, "result", form_factor="desktop", budget="1500", goal="learning")
         rec = app.state.outcome().recommendation
         assert rec.gpus, "a desktop with $1,500 gets picks"
         screen = app.screen
@@ -453,7 +461,7 @@ async def test_result_has_picks_table_chart_platforms_and_a_copyable_command(tmp
 async def test_the_install_line_is_copyable_where_installing_is_the_action():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await walk(pilot, budget="1500", goal="learning")
+        await open_at(pilot, "result", budget="1500", goal="learning")
         rec = app.state.outcome().recommendation
         assert rec.action == "install" and rec.torch_command
         command = app.screen.query_one("#torch-command")
@@ -468,7 +476,7 @@ async def test_a_cu126_command_stays_on_one_line_at_80_columns():
     """A wrapped command pasted by halves installs the wrong build; 76 columns must fit."""
     app = make_app("en", machine=machine("desktop-1080ti"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot, budget="3000", goal="learning")
+        await open_at(pilot, "result", budget="3000", goal="learning")
         command = app.state.outcome().recommendation.torch_command
         assert command.endswith("/whl/cu126") and len(command) >= 76
         widget = app.screen.query_one("#torch-command")
@@ -481,7 +489,7 @@ async def test_the_results_first_screen_holds_verdict_reason_and_command(lang):
     """At 80×24, without scrolling: the verdict, its sentence and the whole install command."""
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot, budget="1500", goal="llm-finetune")
+        await open_at(pilot, "result", budget="1500", goal="llm-finetune")
         screen = app.screen
         body = screen.query_one("#body")
         assert body.scroll_y == 0
@@ -497,7 +505,7 @@ async def test_the_results_first_screen_holds_verdict_reason_and_command(lang):
 async def test_the_result_says_why_the_gpu_build_is_bigger_with_this_machines_torch():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await walk(pilot, budget="1500", goal="llm-finetune")
+        await open_at(pilot, "result", budget="1500", goal="llm-finetune")
         text = shown(app.screen.query_one("#torch-size"))
         info = app.state.live.torch_info()
         assert "cuDNN" in text and squeeze(f"{info.install_size_mb:g} MB") in text and "3.0GB" in text
@@ -510,7 +518,8 @@ async def test_a_laptop_budget_that_buys_the_card_but_not_a_pc_says_so():
     cheapest = min(gpu_candidates(knowledge, knowledge.goal("kaggle"), "USD", "en"), key=lambda p: p.price)
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(80, 60)) as pilot:
-        await walk(pilot, form_factor="laptop", budget=str(int(cheapest.price) + 50), goal="kaggle")
+        budget = str(int(cheapest.price) + 50)
+        await open_at(pilot, "result", form_factor="laptop", budget=budget, goal="kaggle")
         await until(pilot, lambda: app.state.outcome() is not None, what="the advice")
         rec = app.state.outcome().recommendation
         texts = [squeeze(shown(w)) for w in app.screen.query("Static.muted")]
@@ -521,7 +530,7 @@ async def test_a_laptop_budget_that_buys_the_card_but_not_a_pc_says_so():
 async def test_copy_without_a_command_warns_instead_of_copying():
     app = make_app("en", machine=machine("laptop-4060"), torch_chooser=lambda m, lang: None)
     async with app.run_test() as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         before = len(app._notifications)
         await pilot.press("c")
         await until(pilot, lambda: len(app._notifications) > before, what="the warning")
@@ -533,10 +542,8 @@ async def test_copy_without_a_command_warns_instead_of_copying():
 # ------------------------------------------------------------------------ saving ---
 
 async def save_into_the_exists_dialog(pilot, app) -> None:
-    """Walk to the save step, press Save, and wait for "that name is taken"."""
-    await walk(pilot)
-    await pilot.press("ctrl+n")
-    await at_step(pilot, "save")
+    """Open the save step, press Save, and wait for "that name is taken"."""
+    await open_at(pilot, "save")
     await pilot.press("enter")
     await until(pilot, lambda: type(app.screen).__name__ == "ExistsDialog", what="the dialog")
 
@@ -591,9 +598,7 @@ async def test_a_read_only_folder_offers_the_home_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     app = make_app("en", machine=machine("laptop-4060"), report_path=locked / "r.toml", home=home)
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
+        await open_at(pilot, "save")
         await pilot.press("enter")
         await until(pilot, lambda: "-error" in app.screen.query_one("#note").classes,
                     what="the error")
@@ -612,9 +617,7 @@ async def test_a_folder_as_the_path_saves_the_default_name_inside_it(tmp_path):
     app = make_app("en", machine=machine("laptop-4060"), cwd=tmp_path,
                    now=lambda: dt.datetime(2026, 11, 30, 12, 0, 0))
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
+        await open_at(pilot, "save")
         field = app.screen.query_one("#path")
         assert field.value == str(tmp_path / "gpu-report-20261130-120000.toml")
         field.value = str(tmp_path)
@@ -644,9 +647,7 @@ async def test_a_deleted_current_folder_is_explained_and_home_offered(tmp_path, 
     gone.rmdir()
     app = make_app("en", machine=machine("laptop-4060"), home=home)
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
+        await open_at(pilot, "save")
         field = app.screen.query_one("#path")
         assert Path(field.value).parent == home       # the default goes where it can be saved
         field.value = "mine.toml"
@@ -662,9 +663,7 @@ async def test_quitting_midway_saves_nothing(tmp_path):
     app = make_app("en", machine=machine("laptop-4060"), cwd=tmp_path,
                    report_path=tmp_path / "r.toml")
     async with app.run_test() as pilot:
-        await walk(pilot)
-        await pilot.press("ctrl+n")
-        await at_step(pilot, "save")
+        await open_at(pilot, "save")
         await pilot.press("ctrl+q")
         await until(pilot, lambda: app.return_code is not None, what="the wizard to quit")
     assert app.return_code == 0 and app.return_value is None   # quit, not finished
@@ -675,7 +674,7 @@ async def test_quitting_midway_saves_nothing(tmp_path):
 async def test_finish_after_saving_exits_with_zero(tmp_path):
     app = make_app("en", machine=machine("h200-server"), report_path=tmp_path / "r.toml")
     async with app.run_test() as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         await save(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: app.return_value is not None, what="the exit")
@@ -795,16 +794,13 @@ def test_recorded_machine_and_live_probes_give_the_same_machine(name):
     machine and a live one the same way."""
     from dataclasses import replace
 
-    from wizard.machine.identify import localize
-
     recorded = machine(name)
     # Without the recording beside them, gpus() and machine() use only what the probes filled.
     live = replace(from_machine(recorded), recorded=None)
     assert live.all_settled
     assert live.gpus() == recorded.gpus
-    for lang in ("en", "zh"):
-        # The torch probe writes its sentence as it runs; a recording leaves it to be written.
-        assert localize(live.machine(lang), lang) == localize(recorded, lang)
+    # Facts only, in every language: the screens word them as they draw.
+    assert live.machine() == recorded
 
 
 def test_torch_probe_missing_is_skipped_not_pending():
@@ -921,9 +917,7 @@ def test_opening_brackets_stay_with_what_follows():
 async def test_the_nvidia_step_says_why_the_gpu_build_is_bigger(lang):
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.press("enter")
-        await answer(pilot, "need_gpu", "yes")
-        await at_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia")
         await until(pilot, lambda: "3.0 GB" in " ".join(c.text for c in panel(app).checks),
                     what="the size check")
         texts = " ".join(c.text for c in panel(app).checks)
@@ -933,11 +927,11 @@ async def test_the_nvidia_step_says_why_the_gpu_build_is_bigger(lang):
 async def test_one_bar_is_not_drawn_as_a_comparison():
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await walk(pilot, form_factor="desktop", budget="240", goal="learning")
+        await open_at(pilot, "result", form_factor="desktop", budget="240", goal="learning")
         picks = app.state.outcome().recommendation.gpus
         assert len(picks) == 1, picks
         assert not app.screen.query("#chart")
     app = make_app("en", machine=machine("vm-no-gpu"))
     async with app.run_test(size=(100, 40)) as pilot:
-        await walk(pilot, form_factor="desktop", budget="2000", goal="learning")
+        await open_at(pilot, "result", form_factor="desktop", budget="2000", goal="learning")
         assert len(app.state.outcome().recommendation.gpus) > 1 and app.screen.query("#chart")

@@ -14,7 +14,7 @@ from textual.widgets.input import Selection
 from screens.app import exit_summary, make_app
 from screens.step import STEPS
 from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
-from tests.pilot import at_step, save, screen_rows, type_budget, until, walk
+from tests.pilot import at_step, open_at, save, screen_rows, type_budget, until
 from tests.recorded import machine
 from wizard.text.i18n import t
 
@@ -91,7 +91,7 @@ async def test_the_save_button_saves_and_waits_for_finish(tmp_path):
 async def test_after_saving_ctrl_n_says_finish(tmp_path, lang):
     app = make_app(lang, machine=machine("h200-server"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         await pilot.press("ctrl+n")
         await at_step(pilot, "save")
         assert app.screen.active_bindings["ctrl+n"].binding.description == t("ui.keys.save", lang)
@@ -145,7 +145,7 @@ async def test_ctrl_c_says_how_to_quit_and_that_nothing_is_saved_yet(tmp_path, l
 async def test_ctrl_c_after_saving_says_where_the_report_is(tmp_path, lang):
     app = make_app(lang, machine=machine("h200-server"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         path = await save(pilot)
         app.clear_notifications()
         await pilot.press("ctrl+c")
@@ -225,7 +225,7 @@ async def test_q_quits_where_no_text_field_has_focus_and_saves_nothing(tmp_path,
 async def test_q_quits_the_save_step_once_saved(tmp_path):
     app = make_app("en", machine=machine("h200-server"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         path = await save(pilot)
         await pilot.press("q")
         await quits(pilot)
@@ -359,18 +359,16 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change(tmp_path):
     """Textual's Footer rebuilds every key on each change of the screen's bindings, even one
     that shows the same keys (four times in the welcome step's first 0.1 s, 15-40 ms each on
     a slow machine); screens.widgets.KeysFooter keeps its keys until what they say changes."""
-    from textual.widgets._footer import FooterKey
-
     app = make_app("en", machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
         await at_step(pilot, "welcome")
         footer = app.screen.query_one(Footer)
-        keys = list(footer.query(FooterKey))
+        keys = list(footer.query("FooterKey"))   # by name: the class is private to Textual
         assert keys
         for _ in range(3):
             app.screen.refresh_bindings()
             await pilot.pause()
-        now = list(footer.query(FooterKey))
+        now = list(footer.query("FooterKey"))
         assert len(now) == len(keys) and all(a is b for a, b in zip(now, keys))
         finish = t("ui.keys.finish", "en")
         assert finish not in footer_text(app)

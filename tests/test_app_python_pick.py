@@ -8,6 +8,7 @@ import sys
 import threading
 from dataclasses import replace
 
+import pytest
 from textual.widgets import Input, OptionList, Static
 
 from screens.app import make_app
@@ -125,10 +126,11 @@ async def test_no_picking_in_a_replay(tmp_path):
 
 # ----------------------------------------------------- "Install it for me" on the recommendation ---
 
+@pytest.mark.usefixtures("frozen_matrix")   # the command's version: tests/data/torch_matrix.toml's
 async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_check(tmp_path, monkeypatch):
     from textual.widgets import Log
 
-    from tests.pilot import save, walk
+    from tests.pilot import open_at, save
     from wizard.probe.facts import GpuTest
     from wizard.pytorch import installer
 
@@ -152,7 +154,7 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
     monkeypatch.setattr(installer, "verify", fake_verify)
     app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(100, 36)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         assert app.state.outcome().recommendation.verdict == "fix-setup"     # the CPU build beside the 4060
         await pilot.press("i")
         await until(pilot, lambda: app.screen.query("#install-command"), what="the install dialog")
@@ -179,11 +181,11 @@ async def test_install_it_for_me_shows_the_plan_streams_pip_and_records_the_chec
 
 
 async def test_no_install_in_a_replay(tmp_path):
-    from tests.pilot import walk
+    from tests.pilot import open_at
 
     app = make_app("en", machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         await pilot.press("i")
         await pilot.pause()
         assert getattr(app.screen, "STEP", None) == "result"

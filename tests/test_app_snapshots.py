@@ -13,7 +13,7 @@ from textual.widgets import Input
 
 from screens.app import make_app
 from screens.step import STEPS
-from tests.pilot import to_step, type_budget, until
+from tests.pilot import open_at, type_budget, until
 from tests.recorded import machine
 
 REPORT = "reports/gpu-report.toml"   # shown as typed: no tmp path, no clock in the picture
@@ -34,7 +34,7 @@ def test_every_screen(snap_compare, step, lang):
     app = make_app(lang, machine=machine("laptop-4060"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, step)
+        await open_at(pilot, step, goal=None)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
@@ -44,7 +44,7 @@ def test_budget_error_while_typing(snap_compare, lang):
     app = make_app(lang, machine=machine("vm-no-gpu"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, "budget")
+        await open_at(pilot, "budget", goal=None)
         await type_budget(pilot, "-300")
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
@@ -55,7 +55,7 @@ def test_result_picks_table_and_chart(snap_compare, lang):
     app = make_app(lang, machine=machine("vm-no-gpu"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, "result", budget="9000", form_factor="desktop")
+        await open_at(pilot, "result", budget="9000", form_factor="desktop", goal=None)
         pilot.app.screen.query_one("#picks").scroll_visible(top=True, animate=False)
         await pilot.pause()
 
@@ -67,7 +67,7 @@ def test_help_dialog(snap_compare, lang):
     app = make_app(lang, machine=machine("laptop-4060"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia", goal=None)
         await pilot.press("f1")
         await until(pilot, lambda: type(pilot.app.screen).__name__ == "HelpScreen")
 
@@ -82,7 +82,7 @@ def test_exists_dialog(snap_compare, tmp_path, monkeypatch):
                    cwd=tmp_path)
 
     async def run_before(pilot):
-        await to_step(pilot, "save")
+        await open_at(pilot, "save", goal=None)
         await pilot.press("enter")
         await until(pilot, lambda: type(pilot.app.screen).__name__ == "ExistsDialog")
 
@@ -93,7 +93,7 @@ def test_small_terminal_40x12(snap_compare):
     app = make_app("zh", machine=machine("desktop-1080ti"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia", goal=None)
 
     assert snap_compare(app, terminal_size=(40, 12), run_before=run_before)
 
@@ -102,7 +102,7 @@ def test_lang_c_ascii(snap_compare):
     app = make_app("en", machine=machine("nouveau"), report_path=REPORT, ascii_marks=True)
 
     async def run_before(pilot):
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia", goal=None)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
@@ -112,6 +112,6 @@ def test_no_color(snap_compare, monkeypatch):
     app = make_app("en", machine=machine("container-no-gpu"), report_path=REPORT, ascii_marks=False)
 
     async def run_before(pilot):
-        await to_step(pilot, "form_factor")
+        await open_at(pilot, "form_factor", goal=None)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

@@ -100,16 +100,16 @@ def test_the_wizard_refuses_the_file_before_any_screen(tmp_path, capsys, monkeyp
     one_line_naming(capsys, key)
 
 
-def test_run_app_itself_returns_2_for_a_bad_machine(tmp_path, capsys, monkeypatch):
+def test_the_wizard_command_itself_returns_2_for_a_bad_machine(tmp_path, capsys, monkeypatch):
     import screens.app
     from wizard.commands import wizard_main
 
     monkeypatch.setattr(wizard_main, "refuse_without_terminal", lambda lang: False)
     monkeypatch.setattr(screens.app, "make_app", lambda *a, **k: pytest.fail("opened the UI"))
     path = bad_machine(tmp_path, ("gpus", 0, "compute_capability"), "banana")
-    args = argparse.Namespace(machine=str(path), lang="en", report=None, python=None,
+    args = argparse.Namespace(machine=str(path), answers=None, lang="en", report=None, python=None,
                               no_gpu_test=False, no_redact=False)
-    assert screens.app.run_app(args) == 2
+    assert wizard_main.run(args) == 2
     assert "'banana' is not like" in one_line_naming(capsys, "machine.gpus[0].compute_capability")
 
 

@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 
 from wizard.diagnosis.diagnose import diagnose, hardware_findings
-from wizard.diagnosis.nvidia_cause import refine_reason
-from wizard.machine.identify import assemble, localize
+from wizard.diagnosis.nvidia_cause import nvidia_message, refine_reason
+from wizard.machine.identify import assemble, recorded
 from wizard.probe.facts import Gpu, Machine, NvidiaInfo, ProbeNote
 from wizard.probe.gather import HardwareResult, NvidiaResult, merge_gpus
 from wizard.probe.system import SystemFacts
@@ -45,19 +45,18 @@ def test_driver_not_loaded_with_nouveau_is_nouveau():
     assert refine_reason(info, os_name="Linux", chassis="desktop", gpus=(), module_loaded=False) == "driver-not-loaded"
 
 
-def _assemble(info, nvml_gpus=(), other=(), chassis="desktop", module=None, lang="en"):
+def _assemble(info, nvml_gpus=(), other=(), chassis="desktop", module=None):
     nvidia = NvidiaResult(info, tuple(nvml_gpus), ProbeNote("nvml", "ok", 0.1))
     hardware = HardwareResult(tuple(other), chassis, ("test",), (ProbeNote("pci", "ok", 0.0),), module)
-    return assemble(FACTS, nvidia, hardware, lang)
+    return assemble(FACTS, nvidia, hardware)
 
 
-def test_assembled_machine_explains_itself_in_the_chosen_language():
-    en = _assemble(NO_LIB, other=(NOUVEAU,))
-    zh = _assemble(NO_LIB, other=(NOUVEAU,), lang="zh")
-    assert en.nvidia.reason == "nouveau"
-    assert "nouveau" in en.nvidia.message and "reboot" in en.nvidia.message
-    assert "nouveau" in zh.nvidia.message and "重启" in zh.nvidia.message
-    assert localize(en, "zh").nvidia.message == zh.nvidia.message
+def test_assembled_machine_holds_the_cause_and_is_worded_in_the_readers_language():
+    machine = _assemble(NO_LIB, other=(NOUVEAU,))
+    assert machine.nvidia.reason == "nouveau" and machine.nvidia.message is None
+    en, zh = nvidia_message(machine, "en"), nvidia_message(machine, "zh")
+    assert "nouveau" in en and "reboot" in en
+    assert "nouveau" in zh and "重启" in zh
 
 
 def test_version_mismatch_keeps_the_loaded_module_version():
@@ -118,11 +117,18 @@ def test_findings_are_sorted_worst_first_and_translated():
     assert "nouveau" in found[0].title and any("显存" in f.title for f in found)
 
 
-def test_localizing_keeps_a_recorded_explanation_that_quotes_its_run():
+def test_a_recorded_explanation_that_quotes_its_run_is_kept_and_the_others_worded_again():
     timeout = NvidiaInfo(status="timeout", reason="timeout")
     machine = _assemble(timeout, chassis="server")
-    machine = replace(machine, nvidia=replace(machine.nvidia, message="waited 8 s for the driver"))
-    assert localize(machine, "zh").nvidia.message == "waited 8 s for the driver"
+    saved = recorded(replace(machine, nvidia=replace(machine.nvidia, message="waited 8 s for the driver")))
+    assert nvidia_message(saved, "zh") == "waited 8 s for the driver"
+    # A sentence the facts say again is left out when read, and worded in the reader's language.
+    nouveau = _assemble(NO_LIB, other=(NOUVEAU,))
+    saved = recorded(replace(nouveau, nvidia=replace(nouveau.nvidia, message="old English words")))
+    assert saved.nvidia.message is None and "重启" in nvidia_message(saved, "zh")
+    # Probed, a timeout is worded from the NVML note: how long it was waited for.
+    waited = replace(machine, probes=(ProbeNote("nvml", "timeout", 8.0),))
+    assert "8 seconds" in nvidia_message(waited, "en")
 
 
 @pytest.mark.parametrize("system, module_name", [("Windows", "windows"), ("Darwin", "macos")])

@@ -15,6 +15,9 @@ CU12_LEGACY = ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90")
 CU128_28 = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
 NO_LIBRARY = NvidiaInfo(status="no-library")
 
+# The fixes name versions of the frozen matrix (tests/data/torch_matrix.toml, tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("frozen_matrix")
+
 
 def machine(*, os="Linux", arch="x86_64", gpus=(), nvidia=NO_LIBRARY, torch=None,
             os_version="Ubuntu 24.04") -> Machine:

@@ -21,7 +21,7 @@ import pytest
 
 from wizard.cli import main
 from wizard.probe import discover as d
-from wizard.pytorch.probe import probe_torch
+from wizard.pytorch.probe.job import probe_torch
 
 
 def make_venv(folder: Path, torch_version: str | None = None) -> Path:

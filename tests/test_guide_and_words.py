@@ -1,6 +1,7 @@
 """Reading the guide whole (G), the guide pane's first rows, and the words explained (F1, W).
 
-Driven with keys through Textual's Pilot on a recorded machine, as tests/test_app_flow.py does.
+Driven with keys through Textual's Pilot on a recorded machine, as tests/test_app_flow.py does;
+each test opens its step with the earlier steps answered (tests.pilot.open_at).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from textual.widgets import Input
 from screens import markdown_lite
 from screens.app import make_app, screen_class
 from screens.reader import ReaderScreen
-from screens.step import STEPS, guide_page
+from screens.step import STEPS
+from screens.strings import guide_page
 from screens.widgets import Choices, Guide
-from tests.pilot import answer, at_step, squeeze, type_budget, until, walk
+from tests.pilot import at_step, open_at, squeeze, type_budget, until
 from tests.recorded import machine
 from wizard.knowledge.content import content_dir
 from wizard.text.i18n import t
@@ -30,22 +32,6 @@ pytestmark = pytest.mark.usefixtures("quiet_terminal")
 
 def test_every_step_with_a_question_before_the_result_has_a_guide():
     assert GUIDE_STEPS == ["welcome", "need_gpu", "has_nvidia", "form_factor", "budget", "goal"]
-
-
-async def to_step(pilot, step: str) -> None:
-    """From the welcome screen to `step` with keys, accepting what is shown."""
-    await at_step(pilot, "welcome")
-    for current in STEPS[: STEPS.index(step)]:
-        if current == "welcome":
-            await pilot.press("enter")
-        elif current == "need_gpu":
-            await answer(pilot, current, "yes")
-        elif current == "budget":
-            await type_budget(pilot, "5000")
-            await pilot.press("enter")
-        else:
-            await answer(pilot, current, None)
-    await at_step(pilot, step)
 
 
 def lines(widget, top: int = 0, height: int | None = None) -> list[str]:
@@ -79,7 +65,7 @@ async def open_guide(pilot, app) -> ReaderScreen:
 async def test_g_opens_the_whole_guide_and_escape_returns_to_the_step_as_it_was(step, lang):
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, step)
+        await open_at(pilot, step)
         screen = app.screen
         if step == "budget":
             await type_budget(pilot, "800")
@@ -119,7 +105,7 @@ async def test_g_opens_the_whole_guide_and_escape_returns_to_the_step_as_it_was(
 async def test_q_and_the_close_button_close_the_guide_too():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "goal")
+        await open_at(pilot, "goal")
         screen = app.screen
         await open_guide(pilot, app)
         await pilot.press("q")
@@ -134,7 +120,7 @@ async def test_q_and_the_close_button_close_the_guide_too():
 async def test_g_types_into_the_budget_field_instead_of_opening_the_guide():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "budget")
+        await open_at(pilot, "budget")
         await type_budget(pilot, "5")
         field = app.screen.query_one("#amount", Input)
         assert app.focused is field
@@ -148,7 +134,7 @@ async def test_g_types_into_the_budget_field_instead_of_opening_the_guide():
 async def test_steps_without_a_guide_neither_offer_nor_open_it():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         assert app.screen.check_action("guide", ()) is False
         await pilot.press("g")
         await pilot.pause()
@@ -172,7 +158,7 @@ def first_text(page: str) -> str:
 async def test_the_guide_pane_at_80x24_shows_text_not_only_a_heading(step, lang):
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, step)
+        await open_at(pilot, step)
         await pilot.pause()
         pane = app.screen.query_one("#guide")
         guide = pane.query_one(Guide)
@@ -190,7 +176,7 @@ async def test_the_guide_pane_at_80x24_shows_text_not_only_a_heading(step, lang)
 async def test_a_tall_guide_pane_starts_at_the_top_and_stays_where_the_reader_scrolls():
     app = make_app("en", machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 50)) as pilot:
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia")
         await pilot.pause()
         pane = app.screen.query_one("#guide")
         assert pane.scroll_y == 0
@@ -201,28 +187,6 @@ async def test_a_tall_guide_pane_starts_at_the_top_and_stays_where_the_reader_sc
         await pilot.pause()
         await pilot.pause()
         assert pane.scroll_y == 3
-
-
-async def test_the_guide_pane_lays_its_page_out_again_only_at_a_new_width(monkeypatch):
-    """The pane changes height each time the check box beside it grows (a probe answered);
-    laying the whole page out again for that took ~18 ms of the event loop each time."""
-    widths: list[int] = []
-    real = markdown_lite.layout
-    monkeypatch.setattr(markdown_lite, "layout", lambda page, width, *rest: widths.append(width)
-                        or real(page, width, *rest))
-    app = make_app("en", machine=machine("laptop-4060"))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "has_nvidia")
-        await until(pilot, lambda: widths, what="the page laid out")
-        laid_out = len(widths)
-        for height in (27, 30, 25):
-            await pilot.resize_terminal(80, height)
-            await pilot.pause()
-            await pilot.pause()
-        assert len(widths) == laid_out
-        await pilot.resize_terminal(110, 25)
-        await until(pilot, lambda: len(widths) > laid_out, what="the page laid out at the new width")
-        assert widths[-1] > widths[0]
 
 
 def test_text_start_skips_a_date_and_a_heading_only_when_the_pane_is_short():
@@ -254,7 +218,7 @@ TERMS = {
 async def test_words_open_from_the_help_and_explain_each_term(lang, how):
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "need_gpu")
+        await open_at(pilot, "need_gpu")
         step = app.screen
         await pilot.press("f1")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
@@ -315,7 +279,7 @@ async def test_the_first_use_of_a_term_on_a_step_links_to_its_explanation(lang):
 
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia")
         guide = app.screen.query_one("#guide Guide", Guide)
         linked = _linked_spans(guide)
         # The NVIDIA step's page speaks of the driver and CUDA versions and of the CUDA build.
@@ -340,7 +304,7 @@ async def test_a_linked_term_opens_the_words_page_at_its_explanation(lang):
 
     app = make_app(lang, machine=machine("laptop-4060"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await to_step(pilot, "has_nvidia")
+        await open_at(pilot, "has_nvidia")
         step = app.screen
         await step.run_action("word('driver-cuda')")
         await until(pilot, lambda: isinstance(app.screen, ReaderScreen) and app.screen.is_mounted,

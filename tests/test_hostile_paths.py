@@ -170,7 +170,7 @@ def hostile_probes(path: str) -> Probes:
 def test_the_path_a_probe_found_reaches_pip_and_the_plan_exactly(path):
     from wizard.pytorch.installer import make_plan
 
-    found = settle(hostile_probes(path), "en")
+    found = settle(hostile_probes(path))
     torch = found.torch
     assert torch.interpreter == path and torch.asked == (path,)
     assert torch.other_pythons[0].interpreter == path + "2" and torch.not_run[0].interpreter == path + "3"
@@ -250,7 +250,7 @@ def test_torch_command_prints_the_exact_command_and_nothing_for_the_terminal(pat
     from wizard.pytorch.choose import choose_for_machine, machine_facts
     from wizard.text.output import json_text, valid_unicode
 
-    found = settle(hostile_probes(path), "en")
+    found = settle(hostile_probes(path))
     choice = choose_for_machine(found, "en")
     text = render_text(choice, machine_facts(found), "live", "en", found.torch)
     assert not set(text) & FORBIDDEN
@@ -272,7 +272,7 @@ def test_install_torch_prints_the_plan_inert_and_its_command_exact(path, capsys)
     from wizard.pytorch.choose import choose_for_machine
     from wizard.pytorch.installer import make_plan
 
-    found = settle(hostile_probes(path), "en")
+    found = settle(hostile_probes(path))
     plan = make_plan(found.torch.interpreter, found.torch.interpreter_source, choose_for_machine(found, "en"))
     _Say("en").plan(plan, own=False, mirror=None, ran=found.torch)
     out = capsys.readouterr().out

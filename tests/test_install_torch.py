@@ -19,6 +19,9 @@ from wizard.probe.discover import interpreter_in
 from wizard.pytorch.choose import choose_torch
 from wizard.pytorch.installer import Mirror, PlanError, make_plan, uv_manages, variant_index, verdict
 
+# The versions in the plans are the frozen matrix's (tests/data/torch_matrix.toml, tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("frozen_matrix")
+
 FAKE_TORCH = {
     "torch/__init__.py": ("from types import SimpleNamespace\n__version__ = '{version}+cpu'\n"
                           "version = SimpleNamespace(cuda=None, hip=None, xpu=None)\n"
@@ -58,18 +61,16 @@ def clean_pip(monkeypatch):
     monkeypatch.delenv("PYTHONPATH", raising=False)
 
 
-@pytest.fixture(scope="module")
-def env_with_pip(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("student") / ".venv"
-    venv.EnvBuilder(with_pip=True).create(folder)
-    return Path(interpreter_in(folder))
+@pytest.fixture
+def env_with_pip(template_venv):
+    """The session's environment with pip (tests/conftest.py), for a test that changes nothing."""
+    return Path(interpreter_in(template_venv))
 
 
 @pytest.fixture
-def fresh_env(tmp_path):
-    folder = tmp_path / "fresh" / ".venv"
-    venv.EnvBuilder(with_pip=True).create(folder)
-    return Path(interpreter_in(folder))
+def fresh_env(venv_copy):
+    """An environment of the test's own, with pip: one that pip runs in, or installs into."""
+    return Path(interpreter_in(venv_copy))
 
 
 def newest_cpu_version() -> str:
@@ -78,18 +79,18 @@ def newest_cpu_version() -> str:
 
 # ----------------------------------------------------------------------------- the loop ---
 
-def test_installs_into_the_given_python_and_proves_it_works(env_with_pip, tmp_path, capsys, clean_pip,
+def test_installs_into_the_given_python_and_proves_it_works(fresh_env, tmp_path, capsys, clean_pip,
                                                            monkeypatch):
     monkeypatch.setenv("COLUMNS", "250")
     index = wheel_index(tmp_path / "index", newest_cpu_version())
-    status = main(["install-torch", "--python", str(env_with_pip), "--index-url", index.as_uri(), "--yes",
+    status = main(["install-torch", "--python", str(fresh_env), "--index-url", index.as_uri(), "--yes",
                    "--lang", "en"])
     out = capsys.readouterr().out
     assert status == 0, out
-    assert f"Into: {env_with_pip}" in out
-    assert f"{env_with_pip} -m pip install torch=={newest_cpu_version()} --index-url {index.as_uri()}/cpu" in out
+    assert f"Into: {fresh_env}" in out
+    assert f"{fresh_env} -m pip install torch=={newest_cpu_version()} --index-url {index.as_uri()}/cpu" in out
     assert f"Installed torch {newest_cpu_version()}+cpu (CPU build); it loads and works." in out
-    site = next(Path(env_with_pip).parent.parent.glob("lib/python3*/site-packages"))
+    site = next(Path(fresh_env).parent.parent.glob("lib/python3*/site-packages"))
     assert (site / "torch" / "__init__.py").is_file()
 
 
@@ -104,9 +105,9 @@ def test_pip_failure_is_reported_as_it_is(fresh_env, tmp_path, capfd, clean_pip)
     assert "--mirror" not in out.out          # an index of the user's own: no mirror to offer
 
 
-def test_a_failed_download_from_pytorchs_index_names_the_mirrors(fresh_env, capsys, clean_pip, monkeypatch):
-    monkeypatch.setattr("wizard.pytorch.installer.run_install", lambda plan, **_: 1)
-    status = main(["install-torch", "--python", str(fresh_env), "--yes", "--lang", "en"])
+def test_a_failed_download_from_pytorchs_index_names_the_mirrors(env_with_pip, capsys, clean_pip, monkeypatch):
+    monkeypatch.setattr("wizard.pytorch.installer.run_install", lambda plan, **_: 1)   # pip never runs
+    status = main(["install-torch", "--python", str(env_with_pip), "--yes", "--lang", "en"])
     out = capsys.readouterr().out
     assert status == 1 and "--mirror NAME (sjtu, nju, aliyun)" in " ".join(out.split())
 

@@ -16,7 +16,6 @@ import pytest
 from wizard.answers import Answers
 from wizard.evaluate import evaluate
 from wizard.knowledge.load import load_knowledge
-from wizard.machine.identify import localize
 from wizard.machine.live import from_machine
 from wizard.machine.recorded import load_machine
 from wizard.report.building import build_report
@@ -33,7 +32,7 @@ def _texts(path: Path, lang: str) -> dict[str, str]:
     from wizard.report.show import render_report
 
     knowledge = load_knowledge()
-    machine = localize(load_machine(path, lang), lang)
+    machine = load_machine(path, lang)
     answers = Answers(need_gpu="yes", goal="llm-finetune", budget_amount=3000, budget_currency="USD")
     outcome = evaluate(machine, answers, knowledge, lang)
     report = build_report(answers, machine, outcome.findings, outcome.recommendation, lang)

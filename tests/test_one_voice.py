@@ -15,7 +15,6 @@ from wizard.commands.check import render_text
 from wizard.diagnosis.judgement import INSTALL_FIXES
 from wizard.evaluate import evaluate
 from wizard.knowledge.load import load_knowledge
-from wizard.machine.identify import localize
 from wizard.machine.live import from_machine
 from wizard.presentation import present
 from wizard.report.building import build_report
@@ -56,7 +55,7 @@ def knowledge():
 
 
 def _outcome(name: str, lang: str, knowledge):
-    return evaluate(localize(machine(name, lang), lang), ANSWERS, knowledge, lang)
+    return evaluate(machine(name, lang), ANSWERS, knowledge, lang)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -179,7 +178,7 @@ def test_both_languages_give_the_same_figures(name, currency, knowledge):
     """A page read in Chinese names the same clouds, GPU sizes and prices as in English: the
     market comes from the budget's currency, never from the language."""
     answers = Answers("no", "unsure", "laptop", 800 if currency == "USD" else 5000, currency, "llm-inference")
-    recs = {lang: evaluate(localize(machine(name, lang), lang), answers, knowledge, lang).recommendation
+    recs = {lang: evaluate(machine(name, lang), answers, knowledge, lang).recommendation
             for lang in ("en", "zh")}
     en, zh = recs["en"], recs["zh"]
     assert (en.verdict, en.action, en.torch_command) == (zh.verdict, zh.action, zh.torch_command)

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -78,17 +79,36 @@ def ended_now(lines: str, tmp_path: Path) -> subprocess.CompletedProcess:
                           cwd=tmp_path, timeout=60)
 
 
-def test_a_command_ends_with_its_atexit_work_done_and_its_output_out(tmp_path):
-    """end_now skips Python's teardown, not what must happen: the atexit handlers (children
-    ended, temporary folders removed), then every byte printed, then the status."""
-    done = ended_now("import atexit\n"
-                     "atexit.register(lambda: print('the atexit handler ran'))\n"
-                     "sys.stdout.write('printed before; ')\n"
+def test_a_command_ends_with_its_children_ended_its_folder_removed_and_its_output_out(tmp_path):
+    """end_now skips Python's teardown, not what must happen: every child of ours ended, our
+    temporary folder removed (the runner's end_of_process), then every byte printed, then the
+    status."""
+    done = ended_now("import os, subprocess\n"
+                     "from wizard.probe import runner\n"
+                     "folder = runner.neutral_cwd()\n"
+                     "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],\n"
+                     "                         start_new_session=True)\n"
+                     "with runner._LIVE_LOCK:\n"
+                     "    runner._LIVE.add(child)\n"
+                     "sys.stdout.write(f'{folder} {child.pid}\\n')\n"
                      "sys.stderr.write('and to stderr')\n"
                      "end_now(3)\n"
                      "print('never reached')\n", tmp_path)
-    assert (done.returncode, done.stdout, done.stderr) == \
-        (3, "printed before; the atexit handler ran\n", "and to stderr")
+    assert (done.returncode, done.stderr) == (3, "and to stderr")
+    folder, pid = done.stdout.split()
+    assert not Path(folder).exists()
+    # The kill is a signal: give the child a moment to die (a zombie of init's counts as gone).
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(int(pid)):
+        time.sleep(0.05)
+    assert not _running(int(pid))
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
 
 
 def test_a_command_whose_reader_went_away_ends_quietly(tmp_path):

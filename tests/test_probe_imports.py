@@ -22,9 +22,10 @@ PROBE_FILES = sorted(ROOT.joinpath("wizard", "probe").rglob("*.py")) + \
 # What a probe may use of gpu-wizard besides other probes: text cleaning of what the OS said,
 # the record declarations (wizard.schema: types and ranges, no data and no advice), running a
 # call in a thread (wizard.background), reading a file it did not write (wizard.bounded_read),
-# and what the user allowed gpu-wizard to run (wizard.user_settings: the user's word, not ours).
+# what the user allowed gpu-wizard to run (wizard.user_settings: the user's word, not ours), and
+# what must happen when the process ends (wizard.signals: the runner's children ended).
 ALLOWED = ("wizard.probe", "wizard.pytorch.probe", "wizard.text.output", "wizard.schema", "wizard.background",
-           "wizard.bounded_read", "wizard.user_settings")
+           "wizard.bounded_read", "wizard.user_settings", "wizard.signals")
 
 
 

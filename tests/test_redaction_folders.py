@@ -23,6 +23,7 @@ from wizard.machine.live import from_machine
 from wizard.probe.facts import NotRunPython, OtherPython
 from wizard.pytorch.choose import TorchChoice
 from wizard.pytorch.installer import Plan, record
+from wizard.pytorch.probe import SHADOW_MARK
 from wizard.report import redaction
 from wizard.report.building import build_report
 from wizard.report.redaction import redact_report
@@ -49,8 +50,7 @@ def knowledge():
 def student_machine(name: str = "laptop-4060"):
     """A recorded machine whose PyTorch is in the course folder's .venv, as a live probe sees it."""
     m = machine(name)
-    torch = dataclasses.replace(m.torch, interpreter=VENV_PYTHON, interpreter_source="project-venv",
-                                message=f"{CWD}/torch.py shadows the torch package")
+    torch = dataclasses.replace(m.torch, interpreter=VENV_PYTHON, interpreter_source="project-venv")
     return dataclasses.replace(m, torch=torch)
 
 
@@ -134,13 +134,18 @@ def test_every_interpreter_the_probe_names_is_kept_by_name():
 
 def test_the_current_folder_goes_from_every_table(knowledge):
     m = student_machine()
+    # A torch.py in the course folder hides PyTorch: the probe's line and the report's sentence name it.
+    m = dataclasses.replace(m, torch=dataclasses.replace(m.torch, status="import-error",
+                                                         error_line=f"torch{SHADOW_MARK}{CWD}/torch.py"))
     findings = [Finding("torch-shadowed", "error", "A file hides PyTorch",
                         f"import torch loads {CWD}/torch.py", f"rename {CWD}/torch.py")]
     rec = dataclasses.replace(advise(ANSWERS, m, knowledge, "en", findings),
                               torch_command=f"cd {CWD} && {INSTALL_COMMAND}")
     report = build_report(ANSWERS, m, findings, rec, "en",
                           tables={"install": {"command": f"(in {CWD}) {INSTALL_COMMAND}"}}, **IDENTITY)
-    assert report["machine"]["torch"]["message"] == "<folder>/torch.py shadows the torch package"
+    assert report["machine"]["torch"]["error_line"] == f"torch{SHADOW_MARK}<folder>/torch.py"
+    assert report["machine"]["torch"]["message"] == \
+        "In this folder, `import torch` loads <folder>/torch.py, which is not PyTorch."
     assert report["findings"][0]["detail"] == "import torch loads <folder>/torch.py"
     assert report["findings"][0]["fix"] == "rename <folder>/torch.py"
     assert report["recommendation"]["torch_command"] == (

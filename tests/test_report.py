@@ -49,8 +49,8 @@ def identifying_machine():
     machine = recorded("laptop-4060")
     gpus = (dataclasses.replace(machine.gpus[0], uuid=UUID),) + machine.gpus[1:]
     torch = dataclasses.replace(
-        machine.torch, interpreter=r"C:\Users\alice\miniconda3\envs\dl\python.exe",
-        message=r"torch imported from C:\Users\alice\miniconda3\envs\dl\Lib\site-packages\torch")
+        machine.torch, interpreter=r"C:\Users\alice\miniconda3\envs\dl\python.exe", status="import-error",
+        error_line=r"torch imported from C:\Users\alice\miniconda3\envs\dl\Lib\site-packages\torch")
     probes = machine.probes + (
         ProbeNote("network-ish", "error", detail="host alice-zenbook at 192.168.1.23 "
                   "mac 3c:22:fb:12:34:56, serial number: PF3ABC12; /home/alice/.cache; fe80::1ff:fe23:4567:890a"),
@@ -110,8 +110,10 @@ def test_a_redacted_report_has_no_identifiers(knowledge):
     assert "hostname" not in data["machine"]
     assert all("uuid" not in g for g in data["machine"]["gpus"])
     assert data["machine"]["torch"]["interpreter"] == "python.exe"
-    # The environment's folder goes with the interpreter's path: the package inside it stays.
-    assert data["machine"]["torch"]["message"] == r"torch imported from <env>\Lib\site-packages\torch"
+    # The environment's folder goes with the interpreter's path: the package inside it stays, in
+    # the probe's error line and in the sentence the report words it with.
+    assert data["machine"]["torch"]["error_line"] == r"torch imported from <env>\Lib\site-packages\torch"
+    assert r"torch imported from <env>\Lib\site-packages\torch" in data["machine"]["torch"]["message"]
     assert data["redacted"] is True
     assert validate_report(data, knowledge) == []
 

@@ -24,7 +24,7 @@ def probes_of(name: str, **raising: BaseException) -> Probes:
 
 
 def test_every_probe_answering_gives_the_recorded_machine():
-    got = settle(probes_of("laptop-4060"), "en")
+    got = settle(probes_of("laptop-4060"))
     recorded = machine("laptop-4060")
     assert (got.gpus, got.torch.version, got.nvidia.status) == \
         (recorded.gpus, recorded.torch.version, recorded.nvidia.status)
@@ -32,7 +32,7 @@ def test_every_probe_answering_gives_the_recorded_machine():
 
 @pytest.mark.parametrize("slot", ["system", "hardware", "nvidia", "torch"])
 def test_a_probe_that_raises_is_unknown_with_what_it_said(slot):
-    got = settle(probes_of("laptop-4060", **{slot: RuntimeError("sysfs went away\nsecond line")}), "en")
+    got = settle(probes_of("laptop-4060", **{slot: RuntimeError("sysfs went away\nsecond line")}))
     note = next(n for n in got.probes if n.status == "error" and "sysfs went away" in (n.detail or ""))
     assert note.detail == "sysfs went away" and "RuntimeError" not in note.detail
 
@@ -44,12 +44,12 @@ def test_a_probe_that_raises_without_a_message_still_says_something():
 
 def test_ctrl_c_in_a_probe_is_not_swallowed():
     with pytest.raises(KeyboardInterrupt):
-        settle(probes_of("laptop-4060", hardware=KeyboardInterrupt()), "en")
+        settle(probes_of("laptop-4060", hardware=KeyboardInterrupt()))
 
 
 def test_without_a_torch_probe_the_machine_says_torch_was_skipped():
     probes = probes_of("vm-no-gpu")
-    got = settle(Probes(system=probes.system, nvidia=probes.nvidia, hardware=probes.hardware), "en")
+    got = settle(Probes(system=probes.system, nvidia=probes.nvidia, hardware=probes.hardware))
     assert got.torch is None and any(n.name == "torch" and n.status == "skipped" for n in got.probes)
 
 
@@ -58,7 +58,7 @@ def test_the_torch_probe_loads_its_wording_in_its_own_thread(monkeypatch):
     read its strings (in the session's language) and the matrix of builds before, or the
     event loop stopped ~100 ms for them the moment torch answered."""
     import wizard.machine.live as live
-    import wizard.pytorch.probe as torch_probe
+    import wizard.pytorch.probe.job as torch_probe
 
     answer = from_machine(machine("laptop-4060")).torch
 

@@ -12,7 +12,7 @@ from screens.app import make_app
 from screens.reader import ReaderScreen
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Guide
-from tests.pilot import at_step, save, squeeze, until, walk
+from tests.pilot import at_step, open_at, save, squeeze, until
 from tests.pilot import screen_rows as screen_text
 from tests.recorded import machine
 from tests.test_app_keys import footer_text, in_view, quits
@@ -71,8 +71,7 @@ async def test_the_whole_guide_opens_and_esc_returns_with_focus(lang):
 async def test_the_result_opens_at_the_verdict_and_holds_the_whole_command(lang, tmp_path):
     app = make_app(lang, machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=SMALL) as pilot:
-        await walk(pilot)
-        await at_step(pilot, "result")
+        await open_at(pilot, "result")
         await until(pilot, lambda: bool(app.screen.query("#verdict")), what="the advice")
         await pilot.pause(0.1)
         verdict = app.screen.query_one("#verdict")
@@ -112,8 +111,7 @@ async def test_back_on_the_budget_step_goes_one_step_and_the_footer_keeps_its_ke
 async def test_after_saving_the_footer_says_finish(tmp_path):
     app = make_app("en", machine=machine("desktop-1080ti"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=SMALL) as pilot:
-        await walk(pilot, budget="900")
-        await at_step(pilot, "result")
+        await open_at(pilot, "result", budget="900")
         await save(pilot)
         await pilot.pause(0.1)
         assert in_view(app, app.screen.query_one(Footer))
@@ -157,7 +155,7 @@ async def test_the_footer_shows_whole_keys_only(lang, width, tmp_path):
     and Help are always there, and Quit too from 80 columns."""
     app = make_app(lang, machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
     async with app.run_test(size=(width, 24)) as pilot:
-        await walk(pilot)
+        await open_at(pilot, "result")
         for step in ("result", "goal", "welcome"):
             app.goto(STEPS.index(step))
             await at_step(pilot, step)

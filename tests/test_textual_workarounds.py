@@ -51,6 +51,8 @@ async def test_rebind_changes_what_the_footer_shows_and_the_key_still_works():
 
 
 async def test_the_footer_says_when_it_has_the_keys():
+    # KeysFooter records the keys it shows only once the Footer has them: not before.
+    assert tw.footer_bindings_ready(Footer()) is False
     app = KeysApp()
     async with app.run_test() as pilot:
         await pilot.pause()

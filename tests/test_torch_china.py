@@ -12,6 +12,9 @@ from wizard.pytorch.mirrors import ChinaLine, china_lines, china_lines_for_machi
 TUNA = "https://pypi.tuna.tsinghua.edu.cn/simple"
 SJTU = "https://mirror.sjtu.edu.cn/pytorch-wheels/"
 
+# Which build PyPI carries for a version is the matrix's: the frozen one (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("frozen_matrix")
+
 
 def commands(lines):
     return [line.text for line in lines if line.kind == "command"]

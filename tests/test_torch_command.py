@@ -1,10 +1,11 @@
 """choose_torch over GPU generations, drivers around each floor, OSes and Pythons; and the CLI.
 
-Every expected answer follows from content/torch_matrix.toml's sources (anchors.md sections
-10–12): driver floors from NVIDIA's minor-version-compatibility table (12.x: 525.60.13 Linux /
-528.33 Windows; 13.x: 580; 11.x: 450.80.02 / 452.39), arch lists from PyTorch's CUDA support
-matrix (Pascal/Volta only on cu126 in recent releases, Blackwell from 2.7 + cu128), Python ranges
-and PyPI defaults from PyPI's metadata (2.15.0 needs Python 3.11 and defaults to CUDA 13.2).
+Every expected answer follows from the matrix's sources as content/torch_matrix.toml had them on
+2026-12-01, frozen in tests/data/torch_matrix.toml (anchors.md sections 10–12): driver floors
+from NVIDIA's minor-version-compatibility table (12.x: 525.60.13 Linux / 528.33 Windows; 13.x:
+580; 11.x: 450.80.02 / 452.39), arch lists from PyTorch's CUDA support matrix (Pascal/Volta only
+on cu126 in recent releases, Blackwell from 2.7 + cu128), Python ranges and PyPI defaults from
+PyPI's metadata (2.15.0 needs Python 3.11 and defaults to CUDA 13.2).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from wizard.cli import main
 from wizard.pytorch.choose import choose_torch
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+# Every expected version below is the frozen matrix's (tests/data/torch_matrix.toml, through the
+# `frozen_matrix` fixture), which a new release in content/torch_matrix.toml does not change.
+pytestmark = pytest.mark.usefixtures("frozen_matrix")
 
 
 def pick(os_name="linux", driver=None, ccs=(), python="3.12", **kw):

@@ -1,4 +1,11 @@
-"""content/torch_matrix.toml: loads, agrees with its sources, and bad edits fail loudly."""
+"""The torch matrix: the rules, content/torch_matrix.toml's properties, and bad edits that fail loudly.
+
+content/'s matrix is checked for what stays true whatever release is added: sorted, dated,
+sourced, current, cross-referenced, and the facts of past releases (a series, not a patch
+version, where a newer patch may replace it). What the newest releases look like today
+(unconfirmed builds, versions by position) is checked on the frozen copy in
+tests/data/torch_matrix.toml, which the loader reads the same way, as the rules' tests do.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +15,22 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from tests.conftest import FROZEN_MATRIX, frozen_matrix_data
 from wizard.knowledge.content import content_dir
 from wizard.knowledge.damaged import KnowledgeError
 from wizard.pytorch.matrix import arch_support, driver_at_least, load_matrix, parse_cc, sm_name, version_tuple
 
 MATRIX = load_matrix()
 RAW = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+FROZEN = frozen_matrix_data()
 
 
-def builds_covering(cc: str, platform: str = "linux-x86_64"):
-    return [(r.version, b.variant.name) for r in MATRIX.releases for b in r.builds
+def series(version: str) -> tuple[int, ...]:
+    return version_tuple(version)[:2]
+
+
+def builds_covering(cc: str, platform: str = "linux-x86_64", matrix=MATRIX):
+    return [(r.version, b.variant.name) for r in matrix.releases for b in r.builds
             if b.variant.kind == "cuda" and platform in b.platforms and arch_support(b.arch_list, cc) == "sass"]
 
 
@@ -60,30 +73,74 @@ def test_parse_cc_and_sm_name():
 
 
 # ---------------------------------------------------------------------------------------------
-# The data agrees with anchors.md sections 10–12 (the sources it cites)
+# content/'s matrix: properties that hold whatever release is added
 
 
-def test_releases_are_the_pypi_versions_newest_first():
-    # anchors.md section 12: released versions on PyPI, newest patch of each series.
-    assert [r.version for r in MATRIX.releases] == [
-        "2.15.0", "2.14.1", "2.13.0", "2.12.1", "2.11.0", "2.10.0", "2.9.1", "2.8.0", "2.7.1", "2.6.0",
-        "2.5.1", "2.4.1"]
-    assert MATRIX.newest == "2.15.0"
+def test_releases_are_newest_first_one_per_series_and_dated():
+    versions = [version_tuple(r.version) for r in MATRIX.releases]
+    assert versions == sorted(versions, reverse=True)
+    assert len({v[:2] for v in versions}) == len(versions)            # the newest patch of each series
+    released = [r.released for r in MATRIX.releases]
+    assert released == sorted(released, reverse=True), released       # dated, in the same order
+
+
+def test_the_matrix_is_current_with_its_releases_and_sources():
+    """`checked` is the day it was last read against its sources: no release and no source is
+    dated after it. `newest`, the newest release the chooser may pick, is the newest one with a
+    confirmed build: a release listed as confirmed is never left out of the choice."""
+    assert all(r.released <= MATRIX.checked for r in MATRIX.releases)
+    assert all(s.checked <= MATRIX.checked for s in MATRIX.sources.values())
+    confirmed = [r.version for r in MATRIX.releases if any(b.confirmed and not b.experimental for b in r.builds)]
+    assert MATRIX.newest == confirmed[0]
+
+
+def test_every_release_has_a_linux_gpu_build_and_a_default_from_pypi():
+    for release in MATRIX.releases:
+        kinds = {b.variant.kind for b in release.builds if "linux-x86_64" in b.platforms}
+        assert "cuda" in kinds, release.version
+        assert release.pypi_default("linux-x86_64") in {b.variant.name for b in release.builds}
+        assert (release.pypi_default("windows-x86_64"), release.pypi_default("macos-arm64")) == ("cpu", "mps")
+
+
+def test_python_ranges_only_move_forward():
+    for newer, older in zip(MATRIX.releases, MATRIX.releases[1:]):
+        assert version_tuple(newer.python_min) >= version_tuple(older.python_min), newer.version
+    # The last release for a Python the list leaves behind: none newer supports it.
+    for python, torch in MATRIX.python_last.items():
+        later = [r.version for r in MATRIX.releases if version_tuple(r.version) > version_tuple(torch)]
+        assert not any(MATRIX.release(v).supports_python(python) for v in later), (python, torch)
+        listed = MATRIX.release(torch)
+        assert listed is None or listed.version != torch or listed.supports_python(python), (python, torch)
+
+
+def test_legacy_cuda_floors_are_before_minor_version_compatibility():
+    versions = [version_tuple(entry.cuda) for entry in MATRIX.legacy_cuda]
+    assert versions == sorted(versions, reverse=True) and all(v < (11, 1) for v in versions)
+
+
+def test_sizes_are_of_listed_release_series():
+    for fact in MATRIX.sizes:
+        version = fact.torch_version.split("+")[0]
+        assert MATRIX.release(version) is not None, fact
+        assert version_tuple(version) <= version_tuple(MATRIX.newest), fact
+
+
+# The facts of past releases, as their sources give them (anchors.md sections 10–12). A release
+# is named by its series: a newer patch of it replaces the version listed.
 
 
 def test_pypi_linux_defaults_follow_pypi_metadata():
     # Section 12 (wins over section 10): 2.8–2.10 CUDA 12.8, 2.11–2.14 CUDA 13.0, 2.15 CUDA 13.2.
     expected = {"2.8": "cu128", "2.9": "cu128", "2.10": "cu128", "2.11": "cu130", "2.12": "cu130",
                 "2.13": "cu130", "2.14": "cu130", "2.15": "cu132"}
-    for series, variant in expected.items():
-        assert MATRIX.release(series).pypi_linux_default == variant, series
+    for name, variant in expected.items():
+        assert MATRIX.release(name).pypi_linux_default == variant, name
 
 
 def test_python_ranges_follow_requires_python():
     assert MATRIX.release("2.15").python_min == "3.11"       # section 12: >=3.11
-    assert "python_max" in MATRIX.release("2.15").unconfirmed
-    for series in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
-        assert MATRIX.release(series).python_min == "3.10"
+    for name in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(name).python_min == "3.10"
     assert MATRIX.release("2.8").python_min == "3.9"
 
 
@@ -91,10 +148,9 @@ def test_pypi_wheels_of_2_13_and_2_14_stop_at_python_3_14():
     # RELEASE.md says <=3.15 for both, but 3.15 was a pre-release then: the release matrix
     # (test-infra) has 3.10-3.14, and 2.14.0's cp315 wheels went to download.pytorch.org only
     # (test-infra #8710). Plain PyPI, which the Mac commands use, stops at cp314.
-    for series in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
-        assert MATRIX.release(series).python_max == "3.14", series
-        assert not MATRIX.release(series).supports_python("3.15")
-    assert MATRIX.release("2.15").supports_python("3.15")
+    for name in ("2.9", "2.10", "2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(name).python_max == "3.14", name
+        assert not MATRIX.release(name).supports_python("3.15")
 
 
 def test_rocm_7_14_arrives_in_2_14_beside_7_2():
@@ -106,26 +162,24 @@ def test_rocm_7_14_arrives_in_2_14_beside_7_2():
     assert v714.rocm == "7.14" and v714.index_url == "https://download.pytorch.org/whl/rocm7.14"
     assert {"gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201", "gfx950", "gfx942"} <= set(v714.gfx)
     assert not {"gfx900", "gfx906"} & set(v714.gfx) and {"gfx900", "gfx906"} <= set(MATRIX.variants["rocm7.2"].gfx)
-    # 2.15's ROCm builds are not confirmed; earlier releases never had 7.14.
-    assert [(b.variant.name, b.confirmed) for b in MATRIX.release("2.15").builds if b.variant.kind == "rocm"] \
-        == [("rocm7.14", False)]
-    assert not any(b.variant.name == "rocm7.14" for r in MATRIX.releases[2:] for b in r.builds)
+    # Earlier releases never had 7.14.
+    assert not any(b.variant.name == "rocm7.14" for r in MATRIX.releases if series(r.version) < (2, 14)
+                   for b in r.builds)
 
 
 def test_cu129_wheels_exist_for_2_10_on_linux():
     build = next(b for b in MATRIX.release("2.10").builds if b.variant.name == "cu129")
     assert build.platforms == ("linux-x86_64",) and build.confirmed
     assert build.arch_list == ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120")
-    assert not any(b.variant.name == "cu129" for r in MATRIX.releases if version_tuple(r.version) > (2, 10, 0)
+    assert not any(b.variant.name == "cu129" for r in MATRIX.releases if series(r.version) > (2, 10)
                    for b in r.builds)
 
 
 def test_plain_pypi_on_linux_aarch64_is_cuda_from_2_11():
     # test-infra #7869 (2026-03-23): "We published aarch64 CUDA 13.0 binaries to pypi".
     assert MATRIX.release("2.10").pypi_default("linux-aarch64") == "cpu"
-    for series in ("2.11", "2.12", "2.13", "2.14"):
-        assert MATRIX.release(series).pypi_default("linux-aarch64") == "cu130", series
-    assert MATRIX.release("2.15").pypi_default("linux-aarch64") is None     # not recorded
+    for name in ("2.11", "2.12", "2.13", "2.14"):
+        assert MATRIX.release(name).pypi_default("linux-aarch64") == "cu130", name
     release = MATRIX.release("2.14")
     assert (release.pypi_default("linux-x86_64"), release.pypi_default("windows-x86_64"),
             release.pypi_default("macos-arm64")) == ("cu130", "cpu", "mps")
@@ -134,28 +188,29 @@ def test_plain_pypi_on_linux_aarch64_is_cuda_from_2_11():
 def test_pascal_only_on_cu126_from_2_8_and_last_in_2_14():
     # Section 10: "from 2.8 on [Maxwell/Pascal] are supported only by cu126 (cu118 until 2.7)".
     covering = builds_covering("6.1")
-    assert {v for r, v in covering if version_tuple(r) >= (2, 8)} == {"cu126"}
-    assert {v for r, v in covering if version_tuple(r) < (2, 8)} <= {"cu118", "cu121", "cu124", "cu126"}
-    # Section 12 leaves 2.15's variants unconfirmed; only confirmed builds count.
-    assert max(covering, key=lambda rv: version_tuple(rv[0]))[0] == "2.14.1"
+    assert {v for r, v in covering if series(r) >= (2, 8)} == {"cu126"}
+    assert {v for r, v in covering if series(r) < (2, 8)} <= {"cu118", "cu121", "cu124", "cu126"}
+    # The cu126 notice: no CUDA 12.6 wheels from 2.15 on, so none for Pascal.
+    assert max(series(r) for r, _ in covering) == (2, 14)
 
 
 def test_volta_only_on_cu126_from_2_11():
     covering = builds_covering("7.0")
-    assert {v for r, v in covering if version_tuple(r) >= (2, 11)} == {"cu126"}
-    assert ("2.10.0", "cu128") in covering and ("2.7.1", "cu128") not in covering
+    assert {v for r, v in covering if series(r) >= (2, 11)} == {"cu126"}
+    assert any(series(r) == (2, 10) and v == "cu128" for r, v in covering)
+    assert not any(series(r) == (2, 7) and v == "cu128" for r, v in covering)
 
 
 def test_blackwell_needs_cu128_or_newer_from_2_7():
     covering = builds_covering("12.0")
-    assert min(version_tuple(r) for r, _ in covering) == (2, 7, 1)
-    assert all(v in ("cu128", "cu129", "cu130", "cu132") for _, v in covering)
+    assert min(series(r) for r, _ in covering) == (2, 7)
     assert not any(v in ("cu118", "cu121", "cu124", "cu126") for _, v in covering)
+    assert all(v.startswith("cu") and (int(v[2:4]), int(v[4:])) >= (12, 8) for _, v in covering)
 
 
 def test_cu128_dropped_in_2_12():
-    assert ("2.11.0", "cu128") in builds_covering("8.6")
-    assert not any(v == "cu128" and version_tuple(r) >= (2, 12) for r, v in builds_covering("8.6"))
+    assert any(series(r) == (2, 11) and v == "cu128" for r, v in builds_covering("8.6"))
+    assert not any(v == "cu128" and series(r) >= (2, 12) for r, v in builds_covering("8.6"))
 
 
 def test_driver_floors_follow_nvidia_and_uv():
@@ -177,6 +232,32 @@ def test_rocm_is_linux_only_and_gfx1151_arrives_in_7_2():
                 assert build.platforms == ("linux-x86_64",)
     assert "gfx1151" in MATRIX.variants["rocm7.2"].gfx and "gfx1151" not in MATRIX.variants["rocm7.1"].gfx
     assert "gfx950" in MATRIX.variants["rocm7.1"].gfx and "gfx950" not in MATRIX.variants["rocm6.4"].gfx
+
+
+# ---------------------------------------------------------------------------------------------
+# The frozen copy (tests/data/torch_matrix.toml): the newest releases as the rules' tests see
+# them, read by the same loader, with what content/ had on 2026-12-01 still unconfirmed.
+
+
+def test_the_frozen_matrix_is_the_one_the_rules_tests_expect():
+    assert [r.version for r in FROZEN.releases] == [
+        "2.15.0", "2.14.1", "2.13.0", "2.12.1", "2.11.0", "2.10.0", "2.9.1", "2.8.0", "2.7.1", "2.6.0",
+        "2.5.1", "2.4.1"]
+    assert (FROZEN.newest, FROZEN.checked) == ("2.15.0", "2026-12-01")
+    # What a loader must keep of an unconfirmed fact: the chooser then prefers another build.
+    assert "python_max" in FROZEN.release("2.15").unconfirmed and FROZEN.release("2.15").supports_python("3.15")
+    assert [(b.variant.name, b.confirmed) for b in FROZEN.release("2.15").builds if b.variant.kind == "rocm"] \
+        == [("rocm7.14", False)]
+    assert FROZEN.release("2.15").pypi_default("linux-aarch64") is None     # not recorded
+    assert max((r for r, _ in builds_covering("6.1", matrix=FROZEN)), key=version_tuple) == "2.14.1"
+
+
+def test_the_frozen_matrix_has_what_content_had_that_day():
+    """The same file format and loader; only the notes are left out and the sources cited as one."""
+    assert FROZEN_MATRIX.name == "torch_matrix.toml" and set(FROZEN.sources) == {"frozen", "measured"}
+    assert all(s.url.startswith("https://") for s in FROZEN.sources.values())
+    assert FROZEN.size("cuda").torch_download_mb + FROZEN.size("cuda").libraries_download_mb \
+        == pytest.approx(FROZEN.size("cuda").download_mb, abs=1)
 
 
 def test_size_facts_add_up_and_cuda_is_much_bigger():
@@ -206,11 +287,16 @@ def test_every_source_is_used_and_every_url_is_https():
 
 
 # ---------------------------------------------------------------------------------------------
-# Bad edits are caught, naming file, entry and field
+# Bad edits are caught, naming file, entry and field (edits of the frozen copy: the entries
+# named by position stay the same whatever content/ gains)
+
+
+def frozen_data() -> dict:
+    return tomllib.loads(FROZEN_MATRIX.read_text(encoding="utf-8"))
 
 
 def broken(tmp_path: Path, edit) -> KnowledgeError:
-    data = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+    data = frozen_data()
     edit(data)
     path = tmp_path / "torch_matrix.toml"
     path.write_bytes(tomli_w.dumps(data).encode("utf-8"))
@@ -236,7 +322,7 @@ def test_build_naming_an_undefined_arch_set(tmp_path):
 
 
 def test_undefined_source_id(tmp_path):
-    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["nvidia-cuda-notes", "blog"]))
+    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["frozen", "blog"]))
     assert err.entry == 'variants."cu126"' and err.field == "source" and "blog" in err.reason
 
 
@@ -294,7 +380,7 @@ def test_not_toml_at_all(tmp_path):
 
 
 def test_a_source_listed_twice(tmp_path):
-    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["nvidia-cuda-notes"] * 2))
+    err = broken(tmp_path, lambda d: d["variants"]["cu126"].update(source=["frozen"] * 2))
     assert err.entry == 'variants."cu126"' and err.field == "source" and "twice" in err.reason
 
 
@@ -305,7 +391,7 @@ def test_an_unknown_top_level_table(tmp_path):
 
 def test_a_toolkit_floor_may_be_left_blank_but_not_garbled(tmp_path):
     path = tmp_path / "ok.toml"
-    data = tomllib.loads((content_dir() / "torch_matrix.toml").read_text(encoding="utf-8"))
+    data = frozen_data()
     data["variants"]["cu128"]["windows_toolkit"] = ""
     path.write_bytes(tomli_w.dumps(data).encode("utf-8"))
     assert load_matrix(path).variants["cu128"].toolkit_floor("windows") is None
@@ -314,8 +400,7 @@ def test_a_toolkit_floor_may_be_left_blank_but_not_garbled(tmp_path):
 
 
 def test_a_cuda_field_on_a_rocm_variant(tmp_path):
-    rocm = next(name for name in tomllib.loads((content_dir() / "torch_matrix.toml").read_text(
-        encoding="utf-8"))["variants"] if name.startswith("rocm"))
+    rocm = next(name for name in frozen_data()["variants"] if name.startswith("rocm"))
     err = broken(tmp_path, lambda d: d["variants"][rocm].update(cuda="12.6"))
     assert err.field == "cuda" and "rocm" in err.reason
 

@@ -22,15 +22,9 @@ import pytest
 
 from wizard.probe.facts import machine_from_dict, to_dict
 from wizard.probe.runner import RunResult
-from wizard.pytorch.probe import (
-    StaticFacts,
-    assemble,
-    describe_torch,
-    probe_torch,
-    start_torch_probe,
-    static_torch_facts,
-)
+from wizard.pytorch.probe import StaticFacts, assemble, describe_torch, static_torch_facts
 from wizard.pytorch.probe.child import child_source, parse_child_output
+from wizard.pytorch.probe.job import probe_torch, start_torch_probe
 from wizard.pytorch.probe.static import build_of, find_distributions, read_version_py, record_bytes
 from wizard.pytorch.wording import torch_message
 

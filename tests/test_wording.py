@@ -104,10 +104,9 @@ def _chinese(text: str) -> bool:
 
 
 def _machine(path: Path, lang: str):
-    from wizard.machine.identify import localize
     from wizard.machine.recorded import load_machine
 
-    return localize(load_machine(str(path), lang), lang)
+    return load_machine(str(path), lang)
 
 
 @pytest.mark.parametrize("path", MACHINE_FILES, ids=lambda p: p.stem)

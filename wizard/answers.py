@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard.schema import SHARED, check_record, rule, shown, type_name
+from wizard.text.i18n import t
 
 NEED_GPU = ("yes", "no", "unsure")
 HAS_NVIDIA = ("yes", "no", "unsure")
@@ -198,8 +199,6 @@ def _budget_text_problems(data: dict[str, Any], currency: str, path: str, knowle
         return [f"{path}.budget: expected text such as \"5k\" or a number, got {type_name(value)}"]
     reading = read_budget(value, currency, knowledge)
     if isinstance(reading, str):
-        from wizard.text.i18n import t
-
         return [f"{path}.budget: {shown(value)}: {t(reading, 'en')}"]
     if "budget_currency" in data and reading.currency != currency:
         return [f"{path}.budget: {shown(value)} is in {reading.currency}, but budget_currency "

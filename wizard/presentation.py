@@ -9,14 +9,18 @@ rules are wizard.diagnosis.judgement's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from wizard.diagnosis import judgement
+from wizard.diagnosis.diagnose import diagnose
 from wizard.diagnosis.findings import Finding
 from wizard.diagnosis.judgement import Action
+from wizard.knowledge.content import ContentError
 from wizard.text.i18n import t
+from wizard.text.output import mid_sentence
 
 
 @dataclass(frozen=True)
@@ -122,8 +126,6 @@ def action_text(action: Action, machine: Any, findings: tuple[Finding, ...], rec
 
 
 def _problem(finding: Finding) -> str:
-    from wizard.advise.money import mid_sentence
-
     return mid_sentence(finding.title.rstrip(".。"))
 
 
@@ -133,9 +135,6 @@ def _name(platform: Any) -> str:
 
 def findings_for(machine: Any, lang: str) -> tuple[Finding, ...]:
     """wizard.diagnosis.diagnose's findings; none from a damaged torch matrix (the App names the file)."""
-    from wizard.diagnosis.diagnose import diagnose
-    from wizard.knowledge.content import ContentError
-
     try:
         return tuple(diagnose(machine, lang))
     except ContentError:
@@ -181,8 +180,6 @@ def verify_lines(command: str, target: str | None, machine: Any, lang: str) -> t
 
 
 def _variant_suffix(command: str, target: str) -> str:
-    import re
-
     found = re.search(r"/whl/(?:test/|nightly/)?(cu\d+|rocm[\d.]+|xpu)\b", command)
     return f"+{found.group(1)}" if found else ""
 

@@ -22,6 +22,7 @@ Either way a value breaks at most one rule: one problem per value. Pure data, no
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import functools
 import math
 import re
@@ -96,8 +97,6 @@ _KINDS = {str: "text", int: "a whole number", float: "a number", bool: "true or 
 
 def type_name(raw: Any) -> str:
     """How a TOML value's type reads in an error message for a person."""
-    import datetime as dt
-
     return {
         dict: "a table", list: "a list", str: "text", bool: "true/false", int: "a whole number",
         float: "a number", dt.datetime: "a date-time", dt.date: "a date", dt.time: "a time",

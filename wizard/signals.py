@@ -12,16 +12,38 @@ signal is queued behind whatever the loop is doing, a save included.
 
 from __future__ import annotations
 
+import atexit
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
 from typing import Any, Callable
 
 # SIGHUP: the terminal went away (an SSH session dropped). Not on Windows.
 HANDLED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                 if hasattr(signal, name))
+
+
+# Reports this process has written (wizard.report.saving), for the message after Ctrl+C.
+SAVED: list[Path] = []
+
+# What must happen before this process ends, however it ends (children of ours ended, our
+# temporary folder removed): run by atexit, and by the CLI's exit that skips Python's teardown.
+_AT_END: list[Callable[[], None]] = []
+
+
+def at_end(action: Callable[[], None]) -> None:
+    """Run `action` when the process ends: at Python's exit, or at the CLI's fast one."""
+    _AT_END.append(action)
+    atexit.register(action)
+
+
+def end_actions() -> None:
+    """Run what at_end registered, now (the CLI's fast exit, which skips atexit)."""
+    for action in reversed(_AT_END):
+        action()
 
 
 class Interrupted(KeyboardInterrupt):

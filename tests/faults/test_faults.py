@@ -42,7 +42,7 @@ from tests.recorded import machine_path
 from tests.terminal import Terminal
 from tests.test_replay import STUDENT_ANSWERS
 from wizard.probe.gather import NVML_TIMEOUT
-from wizard.pytorch.probe import DEFAULT_TIMEOUT as TORCH_TIMEOUT
+from wizard.pytorch.probe.job import DEFAULT_TIMEOUT as TORCH_TIMEOUT
 from wizard.report.fields import VERDICTS
 from wizard.text.i18n import t
 

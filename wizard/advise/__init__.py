@@ -21,9 +21,10 @@ from wizard.advise.assumptions import goal_phrase
 from wizard.advise.clouds import rank_platforms
 from wizard.advise.hardware import gpu_candidates
 from wizard.advise.local import local_gpu
-from wizard.advise.money import format_money, mid_sentence
+from wizard.advise.money import format_money
 from wizard.advise.recommend import advise
 from wizard.advise.recommendation import PICK_SEGMENTS, GpuPick, PlatformPick, Recommendation
+from wizard.text.output import mid_sentence
 
 __all__ = [
     "PICK_SEGMENTS", "GpuPick", "PlatformPick", "Recommendation", "advise",

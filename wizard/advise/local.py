@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wizard.advise.money import mid_sentence, number_text
+from wizard.advise.money import number_text
 from wizard.advise.recommendation import (
     APPLE_GPU_SHARE_LARGE,
     APPLE_GPU_SHARE_SMALL,
@@ -18,8 +18,9 @@ from wizard.knowledge.records import Knowledge
 from wizard.probe.facts import Gpu, Machine
 from wizard.pytorch.causes import torch_not_run
 from wizard.pytorch.choose import shell_quote
+from wizard.pytorch.vendor_gpus import intel_xpu_capable
 from wizard.text.i18n import t
-from wizard.text.output import near_path
+from wizard.text.output import mid_sentence, near_path
 
 # -------------------------------------------------------------------- this computer's GPU ---
 
@@ -56,7 +57,6 @@ def local_gpu(machine: Machine, knowledge: Knowledge) -> LocalGpu | None:
             usable_now=bool(torch and torch.cuda_available and torch.build == "rocm"),
             count=len(amd), smallest_vram_gb=size,
         )
-    from wizard.pytorch.vendor_gpus import intel_xpu_capable
 
     intel = [g for g in machine.gpus if intel_xpu_capable(g) and machine.os in ("Linux", "Windows")]
     if intel:

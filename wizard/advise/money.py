@@ -1,4 +1,4 @@
-"""Money and wording: prices as people read them, and a finding title inside a sentence."""
+"""Money as people read it: prices, budgets and price notes, in the buyer's currency."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from wizard.advise.recommendation import Draft, GpuPick
 from wizard.knowledge.records import Knowledge
 from wizard.text.i18n import t
+from wizard.text.output import gb_text
 
 # ------------------------------------------------------------------------------ money ---
 
@@ -93,20 +94,5 @@ def price_notes(picks: Iterable[GpuPick], knowledge: Knowledge, currency: str, d
 
 def number_text(value: float | None) -> str:
     """Sizes as people say them: 12, 10.6, 141 (never 11.99): wizard.text.output's one rule."""
-    from wizard.text.output import gb_text
-
     return "unknown" if value is None else gb_text(value)
 
-
-def mid_sentence(title: str) -> str:
-    """A finding's title placed after a colon inside a sentence: "This PyTorch has…" becomes
-    "this PyTorch has…"; names ("PyTorch", "NVIDIA", "GeForce …") keep their capitals."""
-    first, _, rest = title.partition(" ")
-    if first[:1].isupper() and first[1:].islower() and first.isalpha() and first not in _NAMES:
-        return first.lower() + (" " + rest if rest else "")
-    return title
-
-
-# Capitalised words that are names, not sentence starts.
-_NAMES = frozenset({"Docker", "Windows", "Linux", "Ubuntu", "Fedora", "Apple", "Intel", "Kaggle",
-                    "Colab", "Python", "Mac", "WSL"})

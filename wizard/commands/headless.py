@@ -13,15 +13,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from wizard.answers import AnswersError, budget_reading, parse_answers, unknown_answer_keys
+from wizard.evaluate import evaluate
+from wizard.machine import live
+from wizard.machine.recorded import MachineFileError, load_machine
+from wizard.report.errors import ReportError
+from wizard.report.reading import read_toml
+from wizard.report.saving import check_report_target, default_report_path, save_report
 from wizard.text.i18n import language_from_env, t
+from wizard.text.output import safe
 
 
 def run_headless(args: argparse.Namespace) -> int:
-    from wizard.answers import AnswersError, budget_reading, parse_answers, unknown_answer_keys
+    # The interactive wizard imports this module too (wizard.commands.wizard_main), before its
+    # first screen: the catalog there would cost +100-150 ms (measured 2026-12-04).
     from wizard.knowledge.load import load_knowledge
-    from wizard.report.errors import ReportError
-    from wizard.report.reading import read_toml
-    from wizard.report.saving import check_report_target, default_report_path
 
     lang = getattr(args, "lang", None) or language_from_env()
     knowledge = load_knowledge()  # damaged data: wizard.cli says so, naming the file
@@ -46,7 +52,7 @@ def run_headless(args: argparse.Namespace) -> int:
         _err(t("report.headless.ignored-key", lang, path=answers_path, name=key))
     reading = budget_reading(data["answers"], knowledge)
     if reading is not None and reading.low is not None:  # a range: say which end counts
-        from wizard.advise import format_money
+        from wizard.advise.money import format_money  # the advice: as the catalog, see above
 
         _err(f"{answers_path}: answers.budget: " + t(
             "ui.budget.range", lang, money=format_money(reading.amount, reading.currency, knowledge),
@@ -66,9 +72,9 @@ def run_headless(args: argparse.Namespace) -> int:
     if not getattr(args, "machine", None) and isinstance(data.get("machine"), dict):
         _err(t("report.headless.machine-hint", lang, path=answers_path))
 
-    from wizard.evaluate import evaluate
+    # The report and its text (the torch sentences, the advice's money): +110-150 ms before the
+    # interactive wizard's first screen at the top (see above; measured 2026-12-04).
     from wizard.report.building import build_report
-    from wizard.report.saving import save_report
     from wizard.report.show import render_recommendation
 
     outcome = evaluate(machine, answers, knowledge, lang)
@@ -81,7 +87,7 @@ def run_headless(args: argparse.Namespace) -> int:
         return 2
     torch = machine.torch
     if torch is not None and torch.interpreter:
-        from wizard.pytorch.wording import interpreter_line, not_run_lines
+        from wizard.pytorch.wording import interpreter_line, not_run_lines  # see above
 
         _out("\n".join([interpreter_line(torch, lang), *not_run_lines(torch, lang)]) + "\n\n")
     # The terminal gets the commands as they are (the exact interpreter); the file, redacted.
@@ -95,31 +101,25 @@ def _machine(args: argparse.Namespace, lang: str, out: Path) -> Any:
     """The recorded machine from --machine, or this computer's; None after an error message."""
     recorded = getattr(args, "machine", None)
     if recorded:
-        from wizard.machine.identify import localize
-        from wizard.machine.recorded import MachineFileError, load_machine
-
         try:
-            return localize(load_machine(recorded), lang)
+            return load_machine(recorded, lang)
         except MachineFileError as exc:
             _err(f"gpu-wizard: {exc}")
             return None
-    from wizard.machine.live import probe_this_machine
-    from wizard.pytorch.probe import DEFAULT_TIMEOUT
+    # The torch probe: +20-27 ms before the interactive wizard's first screen (see run_headless;
+    # measured 2026-12-04).
+    from wizard.pytorch.probe.job import DEFAULT_TIMEOUT
 
     if sys.stderr.isatty():  # a person is waiting: say why nothing happens for a while
         _err(t("report.headless.checking", lang, seconds=f"{DEFAULT_TIMEOUT:g}"))
-    return probe_this_machine(lang, python=getattr(args, "python", None), report_path=out.parent,
+    return live.probe_this_machine(lang, python=getattr(args, "python", None), report_path=out.parent,
                               gpu_test=not getattr(args, "no_gpu_test", False), others_early=True,
                               no_discover=getattr(args, "no_discover", False))
 
 
 def _out(text: str) -> None:
-    from wizard.text.output import safe
-
     sys.stdout.write(safe(text))
 
 
 def _err(text: str) -> None:
-    from wizard.text.output import safe
-
     sys.stderr.write(safe(text, sys.stderr) + "\n")

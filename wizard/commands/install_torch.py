@@ -9,7 +9,14 @@ ask and no --yes. Nothing is changed before the confirmation.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+
+from wizard.commands.torch_command import live_facts
+from wizard.probe.facts import TorchInfo
+from wizard.probe.trust import environment_of
+from wizard.text.i18n import language_from_env, t
+from wizard.text.output import safe, wrap
 
 HELP = "install the PyTorch build that fits this machine into your Python, then check it works"
 
@@ -31,25 +38,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.commands.torch_command import live_facts
+    # `--help` imports every command's module: the installer, the build choice and the torch
+    # sentences cost +80-130 ms there at the top (measured 2026-12-04).
+    from wizard.pytorch import installer
     from wizard.pytorch.choose import choose_torch
-    from wizard.pytorch.installer import (
-        PlanError,
-        find_uv,
-        interpreter_is_own,
-        load_mirrors,
-        make_plan,
-        run_install,
-        verify,
-    )
-    from wizard.text.i18n import language_from_env, t
+    from wizard.pytorch.wording import torch_message
 
     lang = args.lang or language_from_env()
     say = _Say(lang)
 
     mirror = None
     if args.mirror:
-        mirrors = load_mirrors()  # damaged: wizard.cli names the file
+        mirrors = installer.load_mirrors()  # damaged: wizard.cli names the file
         mirror = mirrors.get(args.mirror.strip().lower())
         if mirror is None:
             return say.bad("mirror-unknown", name=args.mirror, names=", ".join(mirrors))
@@ -65,16 +65,17 @@ def run(args: argparse.Namespace) -> int:
     ran = facts.pop("_ran", None)
     choice = choose_torch(**facts, lang=lang)
     try:
-        plan = make_plan(chosen.path, chosen.source, choice, torch_before=static.version if static.installed else None,
-                         companions=static.companions, prefix=static.prefix, index_url=args.index_url,
-                         mirror=mirror, uv=find_uv())
-    except PlanError as exc:
+        plan = installer.make_plan(chosen.path, chosen.source, choice,
+                                   torch_before=static.version if static.installed else None,
+                                   companions=static.companions, prefix=static.prefix, index_url=args.index_url,
+                                   mirror=mirror, uv=installer.find_uv())
+    except installer.PlanError as exc:
         if exc.key == "nothing-fits":
             say.line(t("torch.install.nothing-fits", lang, reason=choice.reason))
             return 1
         return say.bad(exc.key, **exc.values)
 
-    say.plan(plan, own=interpreter_is_own(plan.python), mirror=mirror, ran=ran)
+    say.plan(plan, own=installer.interpreter_is_own(plan.python), mirror=mirror, ran=ran)
     if args.dry_run:
         say.line(t("torch.install.dry-run", lang))
         return 0
@@ -86,18 +87,18 @@ def run(args: argparse.Namespace) -> int:
             return 2
 
     try:
-        status = run_install(plan)
+        status = installer.run_install(plan)
     except KeyboardInterrupt:
         say.err(t("torch.install.interrupted", lang, command=plan.shown))
         raise
     if status != 0:
         say.line(t("torch.install.pip-failed", lang, tool=plan.via, code=status))
         if mirror is None and not args.index_url and plan.choice.index_url:
-            say.line(t("torch.install.mirror-hint", lang, names=", ".join(load_mirrors())))
+            say.line(t("torch.install.mirror-hint", lang, names=", ".join(installer.load_mirrors())))
         return 1
 
     say.line(t("torch.install.verifying", lang))
-    result, info, errors = verify(plan, machine, lang, gpu_test=not args.no_gpu_test)
+    result, info, errors = installer.verify(plan, machine, lang, gpu_test=not args.no_gpu_test)
     if result == "gpu-ok":
         devices = ", ".join(f"{test.device} ({test.name})" if test.name else test.device for test in info.gpu_tests)
         say.line(t("torch.install.verified-gpu", lang, version=info.version, build=info.build, devices=devices))
@@ -109,8 +110,8 @@ def run(args: argparse.Namespace) -> int:
                build=info.build or "", wanted=plan.choice.variant))
     for finding in errors:
         say.line(f"- {finding.title}: {finding.fix}" if finding.fix else f"- {finding.title}", 2)
-    if not errors and info.message:
-        say.line(f"- {info.message}", 2)
+    if not errors:
+        say.line(f"- {torch_message(info, lang)}", 2)
     return 1
 
 
@@ -118,32 +119,22 @@ class _Say:
     """Everything install-torch prints: translated, made safe for this terminal."""
 
     def __init__(self, lang: str):
-        import shutil
-
         self.lang = lang
         self.width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
 
     def line(self, text: str = "", indent: int = 0) -> None:
-        from wizard.text.output import safe, wrap
-
         lines = wrap(text, self.width, indent, 2) if text else [""]
         print(safe("\n".join(lines)), flush=True)
 
     def err(self, text: str) -> None:
-        from wizard.text.output import safe
-
         print(safe(text, sys.stderr), file=sys.stderr, flush=True)
 
     def bad(self, key: str, **values) -> int:
-        from wizard.text.i18n import t
-
         self.err(t(f"torch.install.{key}", self.lang, **values))
         return 2
 
     def plan(self, plan, own: bool, mirror, ran=None) -> None:
-        from wizard.probe.facts import TorchInfo
-        from wizard.pytorch.wording import interpreter_line, not_run_lines
-        from wizard.text.i18n import t
+        from wizard.pytorch.wording import interpreter_line, not_run_lines  # +35-45 ms on --help: see run
 
         self.line(t("torch.install.heading", self.lang))
         into = TorchInfo(status="ok", interpreter=plan.python, interpreter_source=plan.source)
@@ -164,17 +155,13 @@ class _Say:
             self.line(t("torch.install.download", self.lang, mb=f"{plan.download_mb:,.0f}"), 2)
         self.line()
         self.line(t("torch.install.command", self.lang))
-        from wizard.text.output import safe
 
         print(safe("    " + plan.shown), flush=True)  # never wrapped: it must stay copy-pasteable
         self.line()
 
     def may_run(self, candidate) -> bool:
         """May this folder's own environment run? Asked once, before it runs; "a" remembers yes."""
-        from wizard.probe.trust import environment_of
-        from wizard.text.i18n import t
-        from wizard.text.output import safe
-        from wizard.user_settings import remember_saying
+        from wizard.user_settings import remember_saying  # +3.5 ms on --help at the top (2026-12-04)
 
         env = environment_of(candidate.path) or candidate.path
         self.line(t("ui.run-python.text", self.lang))
@@ -192,8 +179,6 @@ class _Say:
         return answer in ("y", "yes", "是", "好")
 
     def confirm(self) -> bool:
-        from wizard.text.i18n import t
-
         try:
             answer = input(t("torch.install.confirm", self.lang))
         except EOFError:

@@ -13,6 +13,12 @@ import platform
 import re
 import shutil
 import sys
+from dataclasses import replace
+
+from wizard.probe.discover import discover
+from wizard.probe.facts import TorchInfo, to_dict
+from wizard.text.i18n import language_from_env, t
+from wizard.text.output import json_text, mark, safe, wrap
 
 HELP = "print the PyTorch install command that fits this machine (or a described one)"
 
@@ -47,17 +53,16 @@ def _described(args: argparse.Namespace) -> bool:
 
 
 def _bad(message: str) -> int:
-    from wizard.text.output import safe
-
     # The message may quote the user's arguments or a --machine file's own words.
     print(safe(f"gpu-wizard torch-command: error: {message}", sys.stderr), file=sys.stderr)
     return 2
 
 
 def _validate(args: argparse.Namespace, lang: str) -> str | None:
+    # `--help` imports every command's module: the build choice and the torch matrix cost
+    # +30-55 ms there at the top (measured 2026-12-04).
     from wizard.pytorch.choose import normalize_os
     from wizard.pytorch.matrix import driver_tuple, parse_cc
-    from wizard.text.i18n import t
 
     if args.os and normalize_os(args.os) is None:
         return t("torch.command.bad-os", lang, value=args.os)
@@ -83,8 +88,7 @@ def _validate(args: argparse.Namespace, lang: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard.pytorch.choose import choose_torch
-    from wizard.text.i18n import language_from_env
+    from wizard.pytorch.choose import choose_torch  # +30-55 ms on --help at the top: see _validate
 
     lang = args.lang or language_from_env()
     problem = _validate(args, lang)
@@ -129,7 +133,6 @@ def run(args: argparse.Namespace) -> int:
         payload = choice.to_json()
         if ran is not None:
             payload.update(_ran_json(ran))
-        from wizard.text.output import json_text
 
         # The interpreter's path as it is (json_text escapes what a terminal must not get, and
         # mends a byte that is not UTF-8, in the printed copy only).
@@ -140,10 +143,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
-    from wizard.pytorch.choose import machine_facts, pip_for
-    from wizard.text.i18n import t
+    from wizard.pytorch.choose import machine_facts, pip_for  # see _validate
 
     if args.machine:
+        # With --machine only: +16-23 ms for a live or described machine (measured 2026-12-04).
         from wizard.machine.recorded import MachineFileError, load_machine
 
         try:
@@ -154,6 +157,8 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
         facts["_pip"] = pip_for(machine)
         torch = machine.torch
         if torch is not None and torch.status == "ok" and torch.version:
+            # A recorded torch only: the diagnosis and its words, +8-17 ms on `--help` at the top
+            # (measured 2026-12-04).
             from wizard.diagnosis import judgement
             from wizard.presentation import findings_for
 
@@ -168,8 +173,6 @@ def _live_facts(args: argparse.Namespace, lang: str) -> dict | int:
 
 def _ran_json(ran) -> dict:
     """Which Python the command is for (it was run for its version), and the ones not run."""
-    from wizard.probe.facts import to_dict
-
     return {"interpreter": ran.interpreter, "interpreter_source": ran.interpreter_source,
             "not_run": to_dict(ran.not_run)}
 
@@ -185,13 +188,11 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
     an environment of the user's runs. The facts' `_ran` is a TorchInfo naming that Python and
     the ones found and not run (wizard.probe.discover.Gate); `consent` may ask the user about a
     folder's own environment (install-torch in a terminal)."""
-    from dataclasses import replace
-
+    # This computer's probes (psutil with them): +9-15 ms that a described machine never needs
+    # (measured 2026-12-04).
     from wizard.machine.live import probe_this_machine
-    from wizard.probe.discover import discover
-    from wizard.probe.facts import TorchInfo
-    from wizard.pytorch.choose import machine_facts, pip_for
-    from wizard.pytorch.probe import static_torch_facts
+    from wizard.pytorch.choose import machine_facts, pip_for  # see _validate
+    from wizard.pytorch.probe.static import static_torch_facts
 
     found = discover(python, consent=consent, no_discover=no_discover)
     chosen = found.install_target() if for_install else found.chosen
@@ -212,8 +213,6 @@ def live_facts(python: str | None, lang: str, for_install: bool = False, no_disc
 
 
 def _describe_machine(facts: dict, lang: str = "en") -> str:
-    from wizard.text.i18n import t
-
     parts = [str(facts.get("os") or t("torch.command.os-unknown", lang))]
     if facts.get("arch"):
         parts.append(str(facts["arch"]))
@@ -232,10 +231,12 @@ def _describe_machine(facts: dict, lang: str = "en") -> str:
 
 
 def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed=None) -> str:
+    # What only the text needs, here for `--help` (see _validate): the mirrors (the installer
+    # with them), the torch sentences and the screens' words, +70-90 ms there (measured 2026-12-04).
+    from wizard.presentation import device_of, verify_lines
     from wizard.pytorch.matrix import load_matrix
     from wizard.pytorch.mirrors import china_lines, platform_of
-    from wizard.text.i18n import t
-    from wizard.text.output import mark, safe, wrap
+    from wizard.pytorch.wording import interpreter_line, not_run_lines
 
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
@@ -247,8 +248,6 @@ def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed
         source, source)
     line(f"{t('torch.command.heading', lang)} ({where}: {_describe_machine(facts, lang)})")
     if ran is not None:
-        from wizard.pytorch.wording import interpreter_line, not_run_lines
-
         line(interpreter_line(ran, lang), 2)
         for text in not_run_lines(ran, lang):
             line(text, 4 if text.startswith("- ") else 2, 2)
@@ -277,7 +276,6 @@ def render_text(choice, facts: dict, source: str, lang: str, ran=None, installed
                     line(item.text, 0 if item is china[0] else 2, 2)
         line()
         line(f"{t('torch.command.why', lang)}: {choice.reason}", 0, 2)
-        from wizard.presentation import device_of, verify_lines
 
         verify = verify_lines(choice.command, device_of(choice.variant), None, lang)
         if verify:

@@ -7,11 +7,8 @@ from wizard.diagnosis.findings import SEVERITY_RANK, Finding, make_finding
 from wizard.diagnosis.judgement import disk_severity, ram_severity
 from wizard.knowledge.content import ContentError
 from wizard.probe.facts import Gpu, Machine
-from wizard.text.i18n import has, t
+from wizard.text.i18n import t
 from wizard.text.output import gb_text
-
-# wizard.pytorch.vendor_gpus (the AMD and Intel tables) loads only for a machine with such a GPU: most
-# have none, and `check` would read the tables for nothing.
 
 LOW_VRAM_GB = 4.0
 # NVML reasons that mean "we could not find out", not "this is broken".
@@ -48,11 +45,6 @@ def _gb(value: float | None, lang: str) -> str:
     return gb_text(value) if value is not None else t("check.unknown", lang)
 
 
-def _status_text(status: str, lang: str) -> str:
-    key = f"check.nvidia-status.{status}"
-    return t(key, lang) if has(key, lang) else status
-
-
 def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     found: list[Finding] = []
     nv = machine.nvidia
@@ -81,7 +73,7 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
         found.append(_finding(fid, severity, lang, name=first_nvidia))
     elif reason in _PROBE_FAILURES or nv.status in ("timeout", "error"):
         found.append(_finding("nvidia-probe-failed", "warning", lang,
-                              message=nv.message or _status_text(nv.status, lang)))
+                              message=nvidia_cause.nvidia_message(machine, lang)))
 
     found += hidden
     found += _mig_findings(machine, lang)
@@ -98,6 +90,8 @@ def hardware_findings(machine: Machine, lang: str = "en") -> list[Finding]:
     amd: list[Gpu] = []
     intel: list[Gpu] = []
     if any(g.vendor in ("amd", "intel") for g in machine.gpus):
+        # The AMD and Intel tables' module, for a machine with such a GPU only: +4 ms on
+        # `check --json --no-torch` elsewhere (measured 2026-12-04; tests/test_check_cli.py).
         from wizard.pytorch.vendor_gpus import amd_is_apu, intel_xpu_capable, rocm_gpus
 
         amd = rocm_gpus(machine)
@@ -162,7 +156,7 @@ def _mig_findings(machine: Machine, lang: str) -> list[Finding]:
 
 def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
     """What PyTorch can do with this AMD GPU, on this OS."""
-    from wizard.pytorch.vendor_gpus import OVERRIDE_TARGET, amd_gfx, override_for, rocm_targets
+    from wizard.pytorch.vendor_gpus import OVERRIDE_TARGET, amd_gfx, override_for, rocm_targets  # AMD only
 
     gpu = amd[0]
     gfx = amd_gfx(gpu)
@@ -186,7 +180,7 @@ def _amd_finding(machine: Machine, amd: list[Gpu], lang: str) -> Finding:
 def _counts_as_compute(gpu: Gpu) -> bool:
     """Integrated graphics and unknown display adapters are not training hardware."""
     if gpu.vendor == "amd":
-        from wizard.pytorch.vendor_gpus import amd_is_apu
+        from wizard.pytorch.vendor_gpus import amd_is_apu  # AMD only: see hardware_findings
 
         # APUs report a small carve-out as VRAM; a discrete card has its own memory.
         return not amd_is_apu(gpu) and (gpu.vram_gb is None or gpu.vram_gb >= 1)
@@ -201,7 +195,9 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
     """
     findings = hardware_findings(machine, lang)
     if machine.torch is not None:
-        from wizard.pytorch.causes import torch_findings  # and the torch matrix: only with a torch
+        # Only with a torch: causes and the torch matrix it reads cost +50 ms on `check --json
+        # --no-torch`, which has none (measured 2026-12-04).
+        from wizard.pytorch.causes import torch_findings
 
         try:
             findings.extend(torch_findings(machine, lang))

@@ -3,7 +3,9 @@
 NVML alone says "library not found" on a Mac, in a container without GPU access, on a PC whose
 NVIDIA card has no driver, and on a laptop with no NVIDIA card at all: four different stories.
 The PCI scan, the chassis and the loaded kernel module tell them apart. The probes
-(wizard.probe) only gather those facts; wizard.machine.identify applies this to a machine they assembled.
+(wizard.probe) only gather those facts; wizard.machine.identify applies this to a machine they assembled
+and to a recorded one. The cause is a code (`NvidiaInfo.reason`); `nvidia_message` words it when
+it is shown, in the reader's language.
 """
 
 from __future__ import annotations
@@ -121,32 +123,44 @@ def message(info: NvidiaInfo, lang: str, gpu_count: int = 0, detail: str = "",
              error=detail or info.status)
 
 
-def explained(machine: Machine, lang: str) -> NvidiaInfo:
-    """The NVIDIA facts of a machine the probes just assembled, with their cause and its sentence.
-
-    What the NVML helper said in words (its error, why it crashed) is the nvml probe note's
-    detail; how long it was waited for, that note's seconds."""
+def with_reason(machine: Machine) -> NvidiaInfo:
+    """The NVIDIA facts of a machine the probes just assembled, with their cause (`reason`): a
+    code, worded only when shown (nvidia_message). No sentence: what NVML printed is the nvml
+    probe note's detail."""
     info = machine.nvidia
     scan_failed = any(p.name == "pci" and p.status == "error" for p in machine.probes)
     reason = refine_reason(info, os_name=machine.os, chassis=machine.chassis, gpus=machine.gpus,
                            module_loaded=info.kernel_module is not None, gpu_scan_failed=scan_failed,
                            **context(machine))
-    info = replace(info, reason=None if info.status == "ok" else reason)
+    return replace(info, reason=None if info.status == "ok" else reason, message=None)
+
+
+def recorded(machine: Machine) -> NvidiaInfo:
+    """A recorded machine's NVIDIA facts: the cause worked out where a report from before reasons
+    were kept has none, and the sentence the report was saved with dropped wherever the facts say
+    it again in any language. It stays only where it quotes its run (how long NVML was waited
+    for, what it printed) or names a cause this version has no words for: then it is the record."""
+    info = machine.nvidia
+    if info.status != "ok" and info.reason is None:
+        info = replace(info, reason=reason_of(machine))
+    return info if _keeps_recorded(info) else replace(info, message=None)
+
+
+def _keeps_recorded(info: NvidiaInfo) -> bool:
+    return info.status != "ok" and (info.reason in _RUNTIME_DETAIL or not has(f"nvml.{info.reason}"))
+
+
+def nvidia_message(machine: Machine, lang: str) -> str:
+    """The NVIDIA status as a beginner reads it, in `lang`, from the facts: the cause (`reason`),
+    the driver and CUDA versions, and what the NVML helper said and how long it was waited for
+    (the nvml probe note's detail and seconds). A recorded machine's sentence is said as it was
+    saved where it quotes its run (`recorded`)."""
+    info = machine.nvidia
+    if info.status != "ok" and info.reason is None:  # a machine neither identified nor recorded
+        info = replace(info, reason=reason_of(machine))
+    if info.message and _keeps_recorded(info):
+        return info.message
     note = next((p for p in machine.probes if p.name == "nvml"), None)
     seconds = note.seconds if note is not None and info.status == "timeout" else None
     count = sum(1 for g in machine.gpus if g.source == "nvml")
-    return replace(info, message=message(info, lang, count, (note.detail if note else None) or "", seconds))
-
-
-def localize(machine: Machine, lang: str) -> Machine:
-    """Explain a recorded machine's NVIDIA status again in `lang` (wizard.machine.identify.localize
-    words its torch too)."""
-    info = machine.nvidia
-    if info.status != "ok" and info.reason is None:
-        info = replace(info, reason=reason_of(machine))  # a report from before reasons were kept
-        machine = replace(machine, nvidia=info)
-    if info.status != "ok" and (info.reason in _RUNTIME_DETAIL or not has(f"nvml.{info.reason}")):
-        return machine  # keep the recorded explanation: it holds details only that run knew
-    text = message(info, lang, gpu_count=sum(1 for g in machine.gpus if g.source == "nvml"),
-                   detail=info.message or "")
-    return replace(machine, nvidia=replace(info, message=text))
+    return message(info, lang, count, (note.detail if note else None) or "", seconds)

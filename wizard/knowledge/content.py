@@ -5,26 +5,27 @@ names the file, never in a traceback; `ContentError` carries that sentence. `che
 looks at every file once so the wizard can find damage before the user reaches the step that
 needs the file.
 
-Importing this module is cheap (no TOML parser): every command imports it, and `check` must
-start fast.
+Every command imports this module, and every command but `--help` reads TOML and checks the
+manifest: the TOML parser and hashlib load with it (+7 ms on `--help` alone, 2026-12-04).
 """
 
 from __future__ import annotations
 
 import os
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
-if TYPE_CHECKING:
-    from pathlib import Path
+try:
+    import tomllib  # novermin (3.9 and 3.10 get tomli below)
+except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
+    import tomli as tomllib  # type: ignore[no-redef]
+
+from wizard.knowledge.manifest import MANIFEST_NAME, digest, parse_manifest
 
 
 @cache
 def content_dir() -> Path:
-    # pathlib loads here, not when the module does: every command imports this module before it
-    # starts its first child process.
-    from pathlib import Path
-
     package = Path(__file__).resolve().parent.parent   # wizard/
     for candidate in (package / "content", package.parent / "content"):
         if (candidate / "en").is_dir():
@@ -74,11 +75,6 @@ def _read_bytes(path: Path, name: str) -> bytes:
 
 def _parse_toml(raw: bytes, name: str) -> dict[str, Any]:
     try:
-        import tomllib  # novermin (3.9 and 3.10 get tomli below)
-    except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
-        import tomli as tomllib  # type: ignore[no-redef]
-
-    try:
         return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ContentError(name, f"is not UTF-8 (byte {exc.start})") from None
@@ -108,8 +104,6 @@ def check_installation() -> list[ContentError]:
         root = content_dir()
     except FileNotFoundError as exc:
         return [ContentError("content/", str(exc))]
-    from wizard.knowledge.manifest import MANIFEST_NAME, digest, parse_manifest
-
     try:
         expected = parse_manifest((root / MANIFEST_NAME).read_bytes().decode("utf-8")) or {}
     except (OSError, UnicodeDecodeError):

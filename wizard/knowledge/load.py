@@ -33,8 +33,7 @@ from wizard.knowledge.content import content_dir
 from wizard.knowledge.damaged import KnowledgeError
 from wizard.knowledge.entries import check_unverified, entry_label, read_entry, read_file, records_of, unique_entries
 from wizard.knowledge.goals import CURRENCY_FILE, GOALS_FILE, load_currency, load_goals
-from wizard.knowledge.lookup import model_words
-from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform
+from wizard.knowledge.records import CatalogGpu, Currency, Knowledge, Platform, model_words
 from wizard.schema import rule, type_name
 
 GPU_FILE = "gpus.toml"

@@ -5,6 +5,7 @@ of them loaded, with its lookups and money conversion.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,9 +214,72 @@ class Knowledge(GoalsAndCurrencies):
         raise KeyError(f"no catalog GPU named {name!r}")
 
     def find_gpu(self, name: str, vram_gb: float | None = None, laptop: bool | None = None) -> CatalogGpu | None:
-        from wizard.knowledge.lookup import match_gpu  # lookup builds its indexes on a Knowledge
+        """The catalog entry for a name as NVML, nvidia-smi, lspci or system_profiler print it.
 
-        return match_gpu(self, name, vram_gb, laptop)
+        "NVIDIA GeForce RTX 4060 Laptop GPU" → "GeForce RTX 4060 Laptop GPU"; "NVIDIA A100-SXM4-80GB"
+        → "A100 80GB (SXM4)". A laptop part never matches a desktop entry. Some laptop parts carry the
+        desktop name in NVML ("NVIDIA GeForce GTX 1650" on a laptop): pass `laptop=True` (the probe's
+        `Gpu.laptop`) and only laptop entries match. When the name leaves the memory size open
+        ("RTX 4060 Ti" is 8 or 16 GB), `vram_gb` picks the variant; without it the smallest is
+        returned. None when nothing matches.
+        """
+        if not name or not name.strip():
+            return None
+        words = model_words(name)
+        hit = self._match(words, vram_gb)
+        if laptop and hit is not None and not hit.is_laptop and hit.vendor != "apple":
+            # Never describe a laptop part with desktop specs: its own entry, or nothing.
+            return self._match(words | {"laptop"}, vram_gb)
+        return hit
+
+    def _match(self, words: frozenset[str], vram_gb: float | None) -> CatalogGpu | None:
+        exact, sizeless = self._name_index()
+        hit = exact.get(words)
+        if hit is not None:
+            return hit
+        base = frozenset(word for word in words if not _SIZE.match(word))
+        candidates = sizeless.get(base, [])
+        if not candidates:
+            return None
+        candidates = sorted(candidates, key=lambda gpu: gpu.vram_gb)
+        if vram_gb is None:
+            return candidates[0]
+        # Drivers report a little less than the marketed size (a "12 GB" card shows ~11.7 GiB).
+        fitting = [gpu for gpu in candidates if abs(gpu.vram_gb - vram_gb) <= max(1.0, gpu.vram_gb * 0.1)]
+        return fitting[0] if fitting else None
+
+    def _name_index(self) -> tuple[dict[frozenset[str], CatalogGpu], dict[frozenset[str], list[CatalogGpu]]]:
+        cached = self._indexes.get("names")
+        if cached is not None:
+            return cached
+        exact: dict[frozenset[str], CatalogGpu] = {}
+        sizeless: dict[frozenset[str], list[CatalogGpu]] = {}
+        for gpu in self.gpus:
+            for label in (gpu.name, *gpu.aliases):
+                exact.setdefault(model_words(label), gpu)
+            base = frozenset(word for word in model_words(gpu.name) if not _SIZE.match(word))
+            sizeless.setdefault(base, []).append(gpu)
+        self._indexes["names"] = (exact, sizeless)
+        return exact, sizeless
+
+    def by_pci_id(self) -> dict[str, CatalogGpu]:
+        """Catalog entries keyed "10de:2684" (lower-case hex); where one PCI id covers several
+        models, the one with the least VRAM (`gpus_for_pci_id` gives all of them). Built once."""
+        cached = self._indexes.get("pci")
+        if cached is not None:
+            return cached
+        index: dict[str, CatalogGpu] = {}
+        for gpu in self.gpus:
+            for pci_id in gpu.pci_ids:
+                current = index.get(pci_id)
+                if current is None or gpu.vram_gb < current.vram_gb:
+                    index[pci_id] = gpu
+        self._indexes["pci"] = index
+        return index
+
+    def gpus_for_pci_id(self, pci_id: str) -> tuple[CatalogGpu, ...]:
+        key = _normal_pci_id(pci_id)
+        return tuple(gpu for gpu in self.gpus if key in gpu.pci_ids)
 
     # -- money -----------------------------------------------------------------------------
     def rate(self, base: str, quote: str) -> CurrencyRate:
@@ -284,6 +348,41 @@ class Knowledge(GoalsAndCurrencies):
         return Price(round_converted(amount), currency, kind, offer.date, offer.source, approximate=True,
                      market=market_id, low=low, converted_from=offer.currency,
                      converted_market=offer.market, rate_date=rate.date, reliability=offer.reliability)
+
+
+# ---------------------------------------------------------------------------------------------
+# Name matching
+
+# Words that differ between tools but never tell two models apart.
+_NOISE = {"nvidia", "geforce", "tesla", "amd", "intel", "corporation", "gpu", "with", "design",
+          "graphics", "generation"}
+# Ways tools say "this is the laptop part".
+_LAPTOP_WORDS = {"laptop", "mobile", "maxq", "max-q"}
+_SIZE = re.compile(r"^\d+gb$")
+
+
+def model_words(name: str) -> frozenset[str]:
+    """The words that identify a model, in any order: "A100-SXM4-80GB" = "A100 80GB (SXM4)"."""
+    text = name.lower().replace("max-q", "maxq")
+    words = [word for word in re.split(r"[^a-z0-9]+", text) if word]
+    out: set[str] = set()
+    previous = ""
+    for word in words:
+        if word == "gb" and previous.isdigit():
+            # "16 GB" written with a space is the same size word as "16GB".
+            out.discard(previous)
+            out.add(previous + "gb")
+        elif word not in _NOISE:
+            out.add("laptop" if word in _LAPTOP_WORDS else word)
+        previous = word
+    return frozenset(out)
+
+
+def _normal_pci_id(pci_id: str) -> str:
+    vendor, _, device = pci_id.strip().lower().partition(":")
+    vendor = vendor.removeprefix("0x")
+    device = device.removeprefix("0x")
+    return f"{vendor}:{device}"
 
 
 def _newest(offers: list[MarketPrice]) -> MarketPrice | None:

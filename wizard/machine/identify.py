@@ -1,9 +1,11 @@
-"""Name what the probes found, and word it, before diagnosis, advice or output read a machine.
+"""Name what the probes found, before diagnosis, advice or output read a machine.
 
 The probes (wizard.probe) hold facts only: PCI ids, the names the OS, the driver or pci.ids
 report, versions, sizes, errors. Here our catalog (wizard.knowledge) names a GPU that only the
-PCI bus saw, and the torch probe's facts get their sentence in the reader's language. Every
-place that assembles a machine from live probes, or re-reads a recorded one, goes through here.
+PCI bus saw, and the cause of the NVIDIA status is worked out, as a code. Every place that
+assembles a machine from live probes, or re-reads a recorded one, goes through here. The Machine
+holds no sentence: what it says is worded when it is shown, in the reader's language, so a
+language switch re-renders the same Machine.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import TYPE_CHECKING
 from wizard.diagnosis import nvidia_cause
 from wizard.knowledge.content import ContentError
 from wizard.probe.facts import Gpu, Machine
+from wizard.probe.gather import HardwareResult, NvidiaResult
+from wizard.probe.gather import assemble as assemble_facts
 from wizard.probe.pci import names_a_laptop_part
 
 if TYPE_CHECKING:
     from wizard.probe.facts import Benchmark, ProbeNote, TorchInfo
-    from wizard.probe.gather import HardwareResult, NvidiaResult
     from wizard.probe.system import SystemFacts
 
 
@@ -37,8 +40,8 @@ def _named(gpu: Gpu) -> Gpu:
     # Only the PCI scan reports a bare id: NVML, WMI and system_profiler name the card themselves.
     if gpu.source != "pci" or not gpu.pci_id:
         return gpu
-    # The catalog, and the torch sentences below, load only for a machine that needs them: on
-    # most machines `check --no-torch` reads neither.
+    # The catalog loads only for a GPU known by its PCI id alone: +75 ms on `check --json
+    # --no-torch`, which on most machines has none (measured 2026-12-04).
     from wizard.knowledge.lookup import gpus_for_pci_id
 
     try:
@@ -62,32 +65,26 @@ def _named(gpu: Gpu) -> Gpu:
     )
 
 
-def identify(machine: Machine, lang: str) -> Machine:
-    """A machine the probes just assembled: its GPUs named, the cause of its NVIDIA status worked
-    out, and that status and its torch worded in `lang`."""
+def identify(machine: Machine) -> Machine:
+    """A machine the probes just assembled: its GPUs named and the cause of its NVIDIA status
+    worked out. Facts and codes only: the renderers word them in the reader's language
+    (wizard.diagnosis.nvidia_cause.nvidia_message, wizard.pytorch.wording.torch_message)."""
     machine = replace(machine, gpus=name_gpus(machine.gpus))
-    machine = replace(machine, nvidia=nvidia_cause.explained(machine, lang))
-    if machine.torch is not None:
-        from wizard.pytorch.wording import worded
-
-        machine = replace(machine, torch=worded(machine.torch, lang))
-    return machine
+    return replace(machine, nvidia=nvidia_cause.with_reason(machine))
 
 
-def localize(machine: Machine, lang: str) -> Machine:
-    """A recorded machine's NVIDIA and torch status explained again in `lang`. Its GPU names
-    are what was recorded: the catalog of that day named them."""
-    if machine.torch is not None:
-        from wizard.pytorch.wording import worded
+def recorded(machine: Machine) -> Machine:
+    """A recorded machine (a saved report, a fixture) as the facts it holds: the cause of its
+    NVIDIA status worked out where an older report has none, and the sentences the report was
+    saved with left out, to be worded again in the reader's language (an NVIDIA one that quotes
+    its run stays: wizard.diagnosis.nvidia_cause.recorded). Its GPU names are what was
+    recorded: the catalog of that day named them."""
+    torch = replace(machine.torch, message=None) if machine.torch is not None else None
+    return replace(machine, nvidia=nvidia_cause.recorded(machine), torch=torch)
 
-        machine = replace(machine, torch=worded(machine.torch, lang))
-    return nvidia_cause.localize(machine, lang)
 
-
-def assemble(facts: SystemFacts, nvidia: NvidiaResult, hardware: HardwareResult, lang: str,
+def assemble(facts: SystemFacts, nvidia: NvidiaResult, hardware: HardwareResult,
              torch: TorchInfo | None = None, benchmark: Benchmark | None = None,
              extra_notes: tuple[ProbeNote, ...] = ()) -> Machine:
     """wizard.probe.gather.assemble, then identified: the machine the wizard's screens read."""
-    from wizard.probe.gather import assemble as assemble_facts
-
-    return identify(assemble_facts(facts, nvidia, hardware, torch, benchmark, extra_notes), lang)
+    return identify(assemble_facts(facts, nvidia, hardware, torch, benchmark, extra_notes))

@@ -18,15 +18,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
+from wizard.background import Background
+from wizard.machine.identify import assemble, name_hardware
+from wizard.probe.facts import NvidiaInfo, ProbeNote
+from wizard.probe.gather import HardwareResult, NvidiaResult, merge_gpus, probe_hardware, probe_nvidia, report_dir
+from wizard.probe.runner import kill_running
+from wizard.text.i18n import preload
+from wizard.text.output import clean_arrived, clean_strings
+
 if TYPE_CHECKING:
     from wizard.probe.discover import Consent
     from wizard.probe.facts import Benchmark, Gpu, Machine, TorchInfo
-    from wizard.probe.gather import HardwareResult, NvidiaResult
     from wizard.probe.nvml_job import NvmlJob
     from wizard.probe.system import SystemFacts
 
-# The probe modules (psutil, the torch probe, …) are imported only where they are used:
-# a recorded machine (`--machine`) needs few of them.
+# The App imports this module before its first screen, and loads the probes after it, in a
+# thread (screens.app): psutil (wizard.probe.system) and the torch probe load in the functions
+# that use them.
 
 PROBES = ("system", "hardware", "nvidia", "torch")
 QUICK = PROBES[:3]   # what answers in a second; torch can take a minute
@@ -94,7 +102,6 @@ class Live:
         """Every GPU seen so far, NVML's view first (as the assembled machine will have it)."""
         if self.recorded is not None:
             return self.recorded.gpus
-        from wizard.probe.gather import merge_gpus
 
         nvml = self.nvidia.gpus if self.nvidia else ()
         other = self.hardware.gpus if self.hardware else ()
@@ -106,17 +113,15 @@ class Live:
     def benchmark(self) -> Benchmark | None:
         return self.torch[1] if self.torch else None
 
-    def machine(self, lang: str, need_torch: bool = True) -> Machine | None:
-        """The whole snapshot once the probes have settled (stand-ins for failures).
+    def machine(self, need_torch: bool = True) -> Machine | None:
+        """The whole snapshot once the probes have settled (stand-ins for failures): facts only,
+        the same in every language (a language switch words it again, never rebuilds it).
 
         With `need_torch=False` it is ready as soon as the quick probes are, so the NVIDIA
         step can explain the driver while PyTorch is still loading.
         """
-        from wizard.machine.identify import assemble, localize
-        from wizard.probe.facts import ProbeNote
-
         if self.recorded is not None:
-            return localize(self.recorded, lang)
+            return self.recorded
         if not self.quick_settled:
             return None
         if need_torch and not self.settled("torch"):
@@ -135,13 +140,12 @@ class Live:
             notes += (ProbeNote("torch", "error", None, self.failed["torch"][:300]),)
         elif "torch" in self.skipped:
             notes += (ProbeNote("torch", "skipped"),)
-        return assemble(system, nvidia, hardware, lang, torch_info, bench, notes)
+        return assemble(system, nvidia, hardware, torch_info, bench, notes)
 
 
 def from_machine(machine: Machine) -> Live:
     """A recorded machine, split into the slots the live probes fill."""
-    from wizard.probe.facts import ProbeNote
-    from wizard.probe.gather import HardwareResult, NvidiaResult
+    # psutil comes with it: +10-20 ms before the wizard's first screen (measured 2026-12-04).
     from wizard.probe.system import SystemFacts
 
     notes = {note.name: note for note in machine.probes}
@@ -168,7 +172,7 @@ def from_machine(machine: Machine) -> Live:
 
 
 def _unknown_system() -> SystemFacts:
-    from wizard.probe.system import SystemFacts, os_name
+    from wizard.probe.system import SystemFacts, os_name  # psutil: see from_machine
 
     return SystemFacts(os=os_name(), os_version="unknown", arch="unknown", python_version="unknown",
                        cpu_model="unknown", cpu_cores=None, cpu_threads=None, ram_gb=None,
@@ -176,17 +180,11 @@ def _unknown_system() -> SystemFacts:
 
 
 def _failed_nvidia(reason: str) -> NvidiaResult:
-    from wizard.probe.facts import NvidiaInfo, ProbeNote
-    from wizard.probe.gather import NvidiaResult
-
     info = NvidiaInfo(status="error", reason="nvml-error")
     return NvidiaResult(info, (), ProbeNote("nvml", "error", None, reason[:300]), reason[:300])
 
 
 def _failed_hardware(reason: str) -> HardwareResult:
-    from wizard.probe.facts import ProbeNote
-    from wizard.probe.gather import HardwareResult
-
     return HardwareResult((), "unknown", (), (ProbeNote("hardware", "error", None, reason[:300]),))
 
 
@@ -203,24 +201,22 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
     asks the user before a folder's own Python runs (the wizard); `no_discover`: run no Python
     but `python` or gpu-wizard's own."""
     def system_probe() -> SystemFacts:
-        from wizard.probe.gather import report_dir
+        # psutil loads in the probe's thread, while the children start (settle), and after the
+        # wizard's first screen: +10-20 ms there (measured 2026-12-04).
         from wizard.probe.system import probe_system
 
         return probe_system(report_dir(report_path))
 
     def nvidia_probe() -> NvidiaResult:
-        from wizard.probe.gather import probe_nvidia
-
         return probe_nvidia(job=nvml_job)
 
     def hardware_probe() -> HardwareResult:
-        from wizard.machine.identify import name_hardware
-        from wizard.probe.gather import probe_hardware
-
         return name_hardware(probe_hardware())
 
     def torch_probe() -> TorchResult:
-        from wizard.pytorch.probe import start_torch_probe
+        # The torch probe: +20 ms before the wizard's first screen, +5 ms on `check --no-torch`
+        # (measured 2026-12-04).
+        from wizard.pytorch.probe.job import start_torch_probe
 
         result = start_torch_probe(python, benchmark=benchmark, discover=True, gpu_test=gpu_test,
                                    others_early=others_early, consent=consent,
@@ -229,7 +225,7 @@ def this_machine_probes(python: str | None = None, report_path: Path | None = No
         return result
 
     def torch_for(picked: str) -> TorchResult:
-        from wizard.pytorch.probe import probe_torch
+        from wizard.pytorch.probe.job import probe_torch  # the torch probe: see torch_probe
 
         result = probe_torch(picked, benchmark=benchmark, discover=True, gpu_test=gpu_test,
                              source="picked", no_discover=no_discover)
@@ -245,9 +241,10 @@ def load_torch_advice(lang: str) -> None:
     in the probe's own thread: in the wizard the event loop then only words it, instead of
     stopping ~100 ms to import and parse them the moment torch answers."""
     try:
+        # Loading them here, in the probe's thread, is the point: +35-50 ms at the import of
+        # this module, before the wizard's first screen (measured 2026-12-04).
         from wizard.pytorch import causes, wording  # noqa: F401
         from wizard.pytorch.matrix import load_matrix
-        from wizard.text.i18n import preload
 
         preload(lang, "torch", "evidence")
         load_matrix()
@@ -258,20 +255,14 @@ def load_torch_advice(lang: str) -> None:
 def failure(exc: BaseException) -> str:
     """A probe that raised, in the one line its "unknown" panel and the report's note show:
     what the exception says, not its class (a user reads it)."""
-    from wizard.text.output import clean_strings
-
     said = str(exc).strip()
     return clean_strings(said.splitlines()[0][:300] if said else "it stopped without saying why")
 
 
-def settle(probes: Probes, lang: str) -> Machine:
+def settle(probes: Probes) -> Machine:
     """Every probe at once, each in its own thread, and the machine once all have answered:
     what `check`, `torch-command` and the headless run see. The wizard runs the same probes
     and fills a Live as each answers; a probe that raises is "unknown" in both."""
-    from wizard.background import Background
-    from wizard.probe.runner import kill_running
-    from wizard.text.output import clean_arrived
-
     live = Live() if probes.torch is not None else Live(skipped=frozenset({"torch"}))
     # torch is the slowest (seconds of import): started first. The system facts are read here
     # meanwhile: psutil loads while the children start, not before them.
@@ -291,7 +282,7 @@ def settle(probes: Probes, lang: str) -> Machine:
         # Ctrl+C: end the children now, or the exit waits out their timeouts.
         kill_running()
         raise
-    machine = live.machine(lang)
+    machine = live.machine()
     assert machine is not None  # every probe has answered or failed
     return machine
 
@@ -299,4 +290,4 @@ def settle(probes: Probes, lang: str) -> Machine:
 def probe_this_machine(lang: str, **options: Any) -> Machine:
     """This computer, every probe at once (this_machine_probes' `options`, then settle)."""
     options.setdefault("benchmark", False)
-    return settle(this_machine_probes(lang=lang, **options), lang)
+    return settle(this_machine_probes(lang=lang, **options))

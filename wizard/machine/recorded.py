@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wizard.answers import AnswersError, parse_answers
+from wizard.machine.identify import recorded
 from wizard.probe.facts import Machine, MachineFormatError, machine_from_dict
 from wizard.report.errors import ReportReadError
 from wizard.report.reading import created_text, read_toml
@@ -52,8 +54,6 @@ def load_recording(path: str | Path, knowledge: Any = None, lang: str = "en") ->
     Answers that do not validate (a hand-edited report, a goal that no longer exists) are left
     out with the reasons, so the machine can still be replayed; a bad machine is an error.
     """
-    from wizard.answers import AnswersError, parse_answers
-
     path = Path(path)
     data = _read(path, lang)
     machine = _machine(path, data)
@@ -97,8 +97,10 @@ def _read(path: Path, lang: str) -> dict[str, Any]:
 
 
 def _machine(path: Path, data: dict[str, Any]) -> Machine:
+    """The file's `[machine]` table as facts (wizard.machine.identify.recorded): the sentences it
+    was saved with are worded again when shown, in the reader's language."""
     try:
-        return machine_from_dict(data["machine"])
+        return recorded(machine_from_dict(data["machine"]))
     except MachineFormatError as exc:
         shown = "; ".join(exc.problems[:5])
         more = f" (and {len(exc.problems) - 5} more)" if len(exc.problems) > 5 else ""

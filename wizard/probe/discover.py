@@ -348,7 +348,9 @@ def fast_has_torch(python: str) -> bool:
 
 
 def ask(candidate: Candidate, timeout: float = QUERY_TIMEOUT) -> Answer:
-    from wizard.pytorch.probe import static_torch_facts
+    # The torch probe's static half, and psutil with it: +16 ms on every command (the CLI imports
+    # this module), most of which never ask a Python (measured 2026-12-04).
+    from wizard.pytorch.probe.static import static_torch_facts
 
     facts = static_torch_facts(candidate.path, timeout=timeout, sizes=False, background=True)
     if not facts.python_version:
@@ -398,7 +400,7 @@ def _same_environment(python: str, prefix: str) -> bool:
 
 def torch_version_in(python: str) -> str | None:
     """The PyTorch version an environment's own files show, read without running anything."""
-    from wizard.pytorch.probe.static import find_distributions
+    from wizard.pytorch.probe.static import find_distributions  # +16 ms, see ask
 
     env = trust.environment_of(python)
     if env is None:
@@ -426,6 +428,8 @@ class Gate:
         self.consent = consent
         self.policy = policy  # None: this process's (wizard.probe.trust.current_policy)
         if remembered is None:
+            # The user's settings (tempfile and tomli_w with them): +3 ms on every command at the
+            # top, since the CLI imports this module (measured 2026-12-04).
             from wizard.user_settings import environment_answer
 
             remembered = environment_answer

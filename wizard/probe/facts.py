@@ -66,6 +66,10 @@ class NvidiaInfo:
     status: str = field(metadata=_enum(NVIDIA_STATUSES))
     driver_version: str | None = field(default=None, metadata=_like(_VERSION, "550.54.14"))
     cuda_driver_version: str | None = field(default=None, metadata=_like(_VERSION, "12.4"))
+    # The report's sentence (README, "The report format"): written with the report, in its
+    # language (wizard.report.building.machine_table). A Machine holds one only when read from a
+    # report whose sentence quotes its run and nothing else records it (wizard.diagnosis.
+    # nvidia_cause.recorded); probes never set it, and `nvidia_message` words the status.
     message: str | None = None
     # A finer cause than `status` (e.g. "gpu-lost", "container-no-gpu"): the key for the
     # explanation text, so a report re-opened in another language can be explained again.
@@ -159,6 +163,8 @@ class TorchInfo:
     install_size_mb: float | None = field(default=None, metadata=_SIZE)
     torch_size_mb: float | None = field(default=None, metadata=_SIZE)
     libraries_size_mb: float | None = field(default=None, metadata=_SIZE)
+    # The report's sentence, written with the report (wizard.report.building.machine_table);
+    # never on a Machine: wizard.pytorch.wording.torch_message words the facts when shown.
     message: str | None = None
     # The probed interpreter may not be the one running gpu-wizard (`--python`).
     python_version: str | None = field(default=None, metadata=_like(_PYTHON, "3.12.4"))

@@ -7,11 +7,15 @@ Monitor details (`spdisplays_ndrvs`, with serial numbers) are never read.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import os
 import re
 import sys
 from typing import Any
+
+import psutil
 
 from wizard.probe.facts import Gpu, ProbeNote
 from wizard.probe.nvml import is_laptop_name
@@ -259,10 +263,8 @@ def _tool(name: str) -> str:
 
 def _memsize() -> int | None:
     try:
-        import psutil
-
         return int(psutil.virtual_memory().total)  # hw.memsize, without another process
-    except Exception:  # psutil missing or broken: Apple GPUs then show no memory size
+    except Exception:  # psutil could not tell: Apple GPUs then show no memory size
         return None
 
 
@@ -297,10 +299,8 @@ def probe_chassis(timeout: float = 8.0) -> tuple[str, tuple[str, ...], ProbeNote
 
 def _has_battery() -> bool | None:
     try:
-        import psutil
-
         return psutil.sensors_battery() is not None  # IOPowerSources; None on desktops
-    except Exception:  # psutil missing or broken: the battery stays unknown
+    except Exception:  # psutil could not tell: the battery stays unknown
         return None
 
 
@@ -325,9 +325,6 @@ def _sysctl_int_in_process(name: str) -> int | None:
     if sys.platform != "darwin":
         return None
     try:
-        import ctypes
-        import ctypes.util
-
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.dylib", use_errno=True)
         libc.sysctlbyname.argtypes = [ctypes.c_char_p, ctypes.c_void_p,
                                       ctypes.POINTER(ctypes.c_size_t), ctypes.c_void_p,

@@ -160,6 +160,8 @@ def _init(pynvml: Any, wsl_library: str | None) -> None:
         code = getattr(exc, "value", None)
         if code == 12 and wsl_library and os.path.exists(wsl_library):
             # In WSL the library sits outside the loader's path when started over SSH or sudo.
+            # ctypes here, in the child, where pynvml has loaded it: at the top it would cost
+            # `check`'s own process +2-6 ms for nothing (measured 2026-12-04).
             import ctypes
 
             pynvml.nvmlLib = ctypes.CDLL(wsl_library)
@@ -220,7 +222,7 @@ def import_pynvml():
     # The deprecated `pynvml` PyPI package installs a hook that warns on import.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pynvml
+        import pynvml  # in the NVML child only, with its import warning silenced
     return pynvml
 
 
@@ -254,6 +256,8 @@ GIB = 1024**3
 
 def to_model(data: dict[str, Any]) -> tuple[NvidiaInfo, tuple[Gpu, ...]]:
     """Child's plain data → NvidiaInfo (without the explanation text) and NVML GPUs."""
+    # Not at the top: the NVML child imports this module, and the records would add +25-30 ms
+    # to its start, which `check` waits for (measured 2026-12-04).
     from wizard.probe.facts import Gpu, NvidiaInfo
 
     info = NvidiaInfo(

@@ -8,6 +8,7 @@ catalog afterwards, where the catalog knows its PCI id.
 
 from __future__ import annotations
 
+import gzip
 import re
 from pathlib import Path
 
@@ -139,9 +140,6 @@ def pci_ids_name(vendor_id: str, device_id: str, root: Path = Path("/")) -> str 
 
 
 def _lookup(path: Path, vendor_id: str, device_id: str) -> str | None:
-    # Imported here: only a machine with a GPU to name reads a compressed pci.ids.
-    import gzip
-
     opener = gzip.open if path.suffix == ".gz" else open
     vendor_name = None
     try:

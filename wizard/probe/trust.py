@@ -69,6 +69,7 @@ def _private_group(gid: int, uid: int) -> bool:
     """The group is the owner's own private group: named after the owner, the owner's primary
     group, and with no other member."""
     try:
+        # POSIX only: on Windows the ImportError is the answer (caught below)
         import grp
         import pwd
 
@@ -154,7 +155,7 @@ def owner_name(uid: int | None) -> str | None:
     if uid is None:
         return None
     try:
-        import pwd
+        import pwd  # POSIX only: on Windows the ImportError is the answer (caught below)
 
         return pwd.getpwuid(uid).pw_name
     except (ImportError, KeyError, OSError):

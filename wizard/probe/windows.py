@@ -16,6 +16,8 @@ import os
 import re
 from typing import Any
 
+import psutil
+
 from wizard.probe.chassis import CHASSIS_TYPES, DMI_KIND, VM_VENDORS
 from wizard.probe.facts import Gpu, ProbeNote
 from wizard.probe.nvml import is_laptop_name
@@ -171,7 +173,7 @@ def _int(value: Any) -> int | None:
 def _winreg() -> Any:
     """The `winreg` module, or None off Windows (tests replace this function with a fake)."""
     try:
-        import winreg
+        import winreg  # Windows only: elsewhere the ImportError is the answer
     except ImportError:
         return None
     return winreg
@@ -306,8 +308,6 @@ def parse_chassis_json(text: str) -> dict[str, Any] | None:
 
 def _has_battery() -> bool | None:
     try:
-        import psutil
-
         return psutil.sensors_battery() is not None
     except Exception:  # psutil without battery support here, or a broken power API
         return None

@@ -22,12 +22,20 @@ import re
 
 from wizard.diagnosis import nvidia_cause
 from wizard.diagnosis.findings import Finding, make_finding
+from wizard.diagnosis.nvidia_cause import reason_of as nvidia_reason
 from wizard.probe.facts import Machine, NotRunPython, TorchInfo
 from wizard.pytorch import messages as said
 from wizard.pytorch.choose import TorchChoice, choose_for_machine, macos_version_of, shell_quote
 from wizard.pytorch.matrix import arch_support, driver_at_least, load_matrix, sm_name, version_tuple
 from wizard.pytorch.probe import NOT_PYTHON
-from wizard.pytorch.vendor_gpus import OVERRIDE_TARGET, amd_gfx, hsa_override, intel_xpu_capable, rocm_gpus
+from wizard.pytorch.vendor_gpus import (
+    OVERRIDE_TARGET,
+    amd_gfx,
+    hsa_override,
+    intel_xpu_capable,
+    rocm_gpus,
+    rocm_targets,
+)
 from wizard.text.evidence import run_text
 from wizard.text.i18n import t
 from wizard.text.output import near_path
@@ -113,8 +121,6 @@ class _Case:
     @property
     def unreachable(self) -> bool:
         """The NVIDIA GPU cannot be reached from here (container, WSL): the hardware finding says why."""
-        from wizard.diagnosis.nvidia_cause import reason_of as nvidia_reason
-
         return nvidia_reason(self.machine) in _UNREACHABLE
 
     def rocm_supported(self) -> bool:
@@ -210,8 +216,6 @@ def _usable_gpu(case: _Case) -> str | None:
     if case.nvidia and _nvidia_ready(machine):
         return case.nvidia[0].name
     if case.amd_rocm and machine.os == "Linux":
-        from wizard.pytorch.vendor_gpus import rocm_targets
-
         gpu = case.amd_rocm[0]
         if amd_gfx(gpu) in rocm_targets() or hsa_override(amd_gfx(gpu) or ""):
             return gpu.name

@@ -12,6 +12,7 @@ explains. Pure: no probing, no I/O beyond reading the matrix once.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from wizard.pytorch.matrix import (
 )
 from wizard.pytorch.vendor_gpus import OVERRIDE_TARGET, amd_gfx, intel_xpu_capable, override_for, rocm_gpus
 from wizard.text.i18n import t
+from wizard.text.output import has_hidden
 
 if TYPE_CHECKING:
     from wizard.probe.facts import Machine
@@ -254,7 +256,6 @@ def shell_quote(word: str, os_name: str | None = None, program: bool = False) ->
         return _powershell_word(word, program)
     if _unshown(word):
         return _ansi_c(word)
-    import shlex
 
     return shlex.quote(word)
 
@@ -262,8 +263,6 @@ def shell_quote(word: str, os_name: str | None = None, program: bool = False) ->
 def _unshown(text: str) -> bool:
     """`text` holds a character a terminal would not show as it is (wizard.text.output.has_hidden), or
     a newline or tab: shown, they would split the one word over lines or pass for spaces."""
-    from wizard.text.output import has_hidden
-
     return has_hidden(text) or "\n" in text or "\t" in text
 
 

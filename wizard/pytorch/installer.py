@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from typing import Any
 from wizard.bounded_read import FileRefused, read_text
 from wizard.knowledge.content import ContentError, content_dir, read_toml
 from wizard.knowledge.damaged import KnowledgeError
-from wizard.pytorch.choose import TorchChoice
+from wizard.probe.discover import discover
+from wizard.pytorch.choose import TorchChoice, choose_for_machine, shell_quote
 from wizard.pytorch.matrix import INDEX_BASE, load_matrix
 
 MIRRORS_FILE = "torch_mirrors.toml"
@@ -130,8 +131,6 @@ class Plan:
     @property
     def shown(self) -> str:
         """The command as the user could type it (quoted where the shell needs it)."""
-        from wizard.pytorch.choose import shell_quote
-
         os_name = "Windows" if os.name == "nt" else None
         return " ".join(shell_quote(part, os_name, program=index == 0) for index, part in enumerate(self.argv))
 
@@ -277,8 +276,6 @@ def interpreter_is_own(python: str) -> bool:
 
 def plan_for_machine(machine: Any, lang: str, *, uv: str | None = None) -> Plan:
     """The wizard's plan: the Python whose PyTorch was checked, the build the advice recommends."""
-    from wizard.pytorch.choose import choose_for_machine
-
     torch = machine.torch
     if torch is None or not torch.interpreter:
         raise PlanError("no-python")
@@ -286,8 +283,10 @@ def plan_for_machine(machine: Any, lang: str, *, uv: str | None = None) -> Plan:
     before, companions = (torch.version if torch.status != "not-installed" else None), tuple(torch.companions)
     if source == "own":
         # No environment of the user's had torch: install into theirs, as install-torch does.
-        from wizard.probe.discover import discover
-        from wizard.pytorch.probe import static_torch_facts
+        # The torch probe's static half (psutil with it), here and in verify: +20-40 ms at the
+        # top for whoever reads the mirror table through this module (wizard.pytorch.mirrors:
+        # torch-command's text, the result screen) (measured 2026-12-04).
+        from wizard.pytorch.probe.static import static_torch_facts
 
         target = discover().install_target()
         if target.path != python:
@@ -300,14 +299,11 @@ def plan_for_machine(machine: Any, lang: str, *, uv: str | None = None) -> Plan:
 
 def verify(plan: Plan, machine: Any, lang: str, gpu_test: bool = True) -> tuple[str, Any, list[Any]]:
     """Probe the interpreter again (GPU test included): (verdict, TorchInfo, error findings)."""
-    from dataclasses import replace
-
+    # The torch probe and the diagnosis: see plan_for_machine.
     from wizard.diagnosis.diagnose import diagnose
-    from wizard.pytorch.probe import probe_torch
-    from wizard.pytorch.wording import worded
+    from wizard.pytorch.probe.job import probe_torch
 
     info, _, _ = probe_torch(plan.python, timeout=90, gpu_test=gpu_test, source=plan.source)
-    info = worded(info, lang)
     errors = [f for f in diagnose(replace(machine, torch=info), lang) if f.severity == "error"]
     return verdict(plan, info, errors), info, errors
 

@@ -16,6 +16,9 @@ import re
 from dataclasses import dataclass
 
 from wizard.knowledge.content import ContentError
+from wizard.knowledge.damaged import KnowledgeError
+from wizard.pytorch import installer
+from wizard.pytorch.choose import normalize_arch, normalize_os
 from wizard.pytorch.matrix import INDEX_BASE, load_matrix
 from wizard.text.i18n import t
 
@@ -61,8 +64,6 @@ def _parse(command: str) -> _Command | None:
 
 def platform_of(os_name: str | None, arch: str | None) -> str | None:
     """ "Linux", "aarch64" → "linux-aarch64": the matrix's platform names."""
-    from wizard.pytorch.choose import normalize_arch, normalize_os
-
     name = normalize_os(os_name) if os_name else None
     return f"{name}-{normalize_arch(arch, name)}" if name else None
 
@@ -109,12 +110,9 @@ def china_lines(command: str | None, lang: str, *, platform: str | None = None) 
     parsed = _parse(command)
     if parsed is None:
         return ()
-    from wizard.knowledge.damaged import KnowledgeError
-    from wizard.pytorch.installer import load_mirrors, load_pypi_mirror
-
     try:
-        mirrors = list(load_mirrors().values())
-        pypi = load_pypi_mirror()
+        mirrors = list(installer.load_mirrors().values())
+        pypi = installer.load_pypi_mirror()
     except (KnowledgeError, ContentError):
         return ()  # a damaged mirror table: the command above still stands on its own
     size = _size_note(parsed.variant, lang) if parsed.variant else ""

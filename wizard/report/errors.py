@@ -32,11 +32,9 @@ class ReportError(Exception):
 class ReportExistsError(ReportError):
     key = "report.error.exists"
 
-    def __init__(self, path: Path | str):
-        from wizard.report.saving import next_free_path  # saving raises these errors
-
-        self.suggestion = next_free_path(Path(path))
-        super().__init__(path, suggestion=self.suggestion)
+    def __init__(self, path: Path | str, suggestion: Path):
+        self.suggestion = suggestion    # the first free name beside it (saving.next_free_path)
+        super().__init__(path, suggestion=suggestion)
 
 
 class ReportSaveError(ReportError):

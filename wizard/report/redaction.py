@@ -4,12 +4,20 @@ names, home and other folders of the user, GPU UUIDs, serials, MAC and IP addres
 from __future__ import annotations
 
 import copy
+import dataclasses
 import getpass
 import os
 import re
 import socket
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from wizard.probe.facts import Machine, field_kind, schema_words, to_dict
+
+if TYPE_CHECKING:
+    from wizard.diagnosis.findings import Finding
+
+_Record = TypeVar("_Record")
 
 # What stands in for what was removed. Their words are spared as names (_GENERIC_NAMES), or a
 # user called "folder" would turn "<folder>" into "<<redacted>>".
@@ -132,7 +140,7 @@ def current_folders() -> list[str]:
 def local_full_name() -> str:
     """The user's full name as the account records it (GECOS); "" where there is none."""
     try:
-        import pwd
+        import pwd  # POSIX only: on Windows the ImportError is the answer (caught below)
 
         return pwd.getpwuid(os.getuid()).pw_gecos or ""
     except Exception:  # no pwd on Windows; KeyError for a uid without an entry (containers)
@@ -160,6 +168,25 @@ def redact_report(report: dict[str, Any], identifiers: Iterable[str] | None = No
     `darwin` or `intel` leaves a report that still validates and still says what the hardware is.
     Interpreters are kept by name only, in every text, and their environment's folder as <env>.
     """
+    out = _scrubber(report, identifiers, folders, full_name).report(report)
+    out["redacted"] = True
+    return out
+
+
+def redact_machine(machine: Machine, findings: Iterable[Finding] = (), identifiers: Iterable[str] | None = None,
+                   folders: Iterable[str] | None = None, full_name: str | None = None) -> tuple[Machine, list[Finding]]:
+    """The machine and its findings as a redacted report holds them (redact_report's rules, field
+    by field, and its arguments), as a Machine and Findings: what `check` prints or pastes, with
+    no trip through a table and back. The names to scrub are read from the pair as one report's."""
+    findings = list(findings)
+    view = {"machine": to_dict(machine), "findings": [to_dict(f) for f in findings]}
+    scrubber = _scrubber(view, identifiers, folders, full_name)
+    return scrubber.record(machine), [scrubber.finding(f) for f in findings]
+
+
+def _scrubber(report: dict[str, Any], identifiers: Iterable[str] | None, folders: Iterable[str] | None,
+              full_name: str | None) -> _Scrubber:
+    """The scrubber for one report: the names and folders redact_report's docstring lists."""
     names = set(local_identifiers() if identifiers is None else identifiers)
     machine = report.get("machine")
     if isinstance(machine, dict) and isinstance(machine.get("hostname"), str):
@@ -172,10 +199,7 @@ def redact_report(report: dict[str, Any], identifiers: Iterable[str] | None = No
              if w.lower() not in spared}
     home = os.path.expanduser("~")
     own = _own_folders(current_folders() if folders is None else folders, home)
-    scrubber = _Scrubber(names, words, _interpreter_paths(report), own, home)
-    out = scrubber.report(report)
-    out["redacted"] = True
-    return out
+    return _Scrubber(names, words, _interpreter_paths(report), own, home)
 
 
 redact = redact_report  # the short name callers use; build_report's `redact=` flag shadows it there
@@ -231,8 +255,6 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _spared_words(report: dict[str, Any]) -> set[str]:
     """Names too generic, or too much part of the hardware's own names, to scrub: a host
     called `intel` identifies nobody, and scrubbing it would blank "Intel(R) UHD Graphics"."""
-    from wizard.probe.facts import schema_words
-
     spared = set(_GENERIC_NAMES) | schema_words()
     machine = _table(report, "machine")
     texts = [machine.get("os_version"), machine.get("cpu_model"), machine.get("arch")]
@@ -380,8 +402,6 @@ class _Scrubber:
                       _name_pattern([n for n in names if n.isdigit()], _IN_PATHS))
 
     def report(self, report: dict[str, Any]) -> dict[str, Any]:
-        from wizard.probe.facts import Machine
-
         out: dict[str, Any] = {}
         for key, value in report.items():
             if key.lower() in _IDENTIFYING_KEYS:
@@ -391,8 +411,7 @@ class _Scrubber:
             elif key == "machine" and isinstance(value, dict):
                 out[key] = self.table(value, Machine)
             elif key == "findings" and isinstance(value, list):
-                out[key] = [{k: (self.folders_only(v) if k in ("id", "severity") else self.walk(v))
-                             for k, v in f.items()}
+                out[key] = [{k: self.finding_field(k, v) for k, v in f.items()}
                             if isinstance(f, dict) else self.walk(f) for f in value]
             elif key == "recommendation":
                 # Our own prose around catalog names: a user called "lab" must not blank the word.
@@ -402,34 +421,58 @@ class _Scrubber:
         return out
 
     def table(self, obj: dict[str, Any], cls: type) -> dict[str, Any]:
-        from wizard.probe.facts import field_kind
+        """A table of the machine (`cls`: the record it holds, wizard.probe.facts)."""
+        return {key: self.field(cls, key, value) for key, value in obj.items()
+                if key.lower() not in _IDENTIFYING_KEYS}
 
-        out: dict[str, Any] = {}
-        for key, value in obj.items():
-            if key.lower() in _IDENTIFYING_KEYS:
+    def record(self, obj: _Record) -> _Record:
+        """A record of the machine (the Machine, a Gpu...) scrubbed as its table is: the same
+        rule for each field; an identifying one (host name, UUID) is left out, as from the table."""
+        changes: dict[str, Any] = {}
+        for f in dataclasses.fields(obj):  # type: ignore[arg-type]
+            value = getattr(obj, f.name)
+            if value is None:
                 continue
-            kind, inner = field_kind(cls, key)
-            if kind == "fixed" or (cls.__name__, key) in _FACTS:
-                # A closed set or a fact never holds a folder: taking one out changes no real value.
-                out[key] = self.folders_only(value)
-            elif kind == "table" and inner is not None:
-                out[key] = [self.table(v, inner) if isinstance(v, dict) else self.walk(v) for v in value] \
-                    if isinstance(value, list) else self.table(value, inner) if isinstance(value, dict) \
-                    else self.walk(value)
-            elif key == "interpreter" and isinstance(value, str):
-                # By name only, the README's promise; a file name, not prose.
-                out[key] = self.text(interpreter_name(value), names=_IN_NAMES)
-            else:
-                out[key] = self.walk(value, names=_IN_FOLDERS if (cls.__name__, key) in _HARDWARE
-                                     else _EVERYWHERE, is_version=key.endswith("version"))
-        return out
+            changes[f.name] = None if f.name.lower() in _IDENTIFYING_KEYS else self.field(type(obj), f.name, value)
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+
+    def finding(self, finding: Finding) -> Finding:
+        return dataclasses.replace(finding, **{f.name: self.finding_field(f.name, getattr(finding, f.name))
+                                               for f in dataclasses.fields(finding)})
+
+    def finding_field(self, key: str, value: Any) -> Any:
+        return self.folders_only(value) if key in ("id", "severity") else self.walk(value)
+
+    def field(self, cls: type, key: str, value: Any) -> Any:
+        """One field of a machine's record (`cls`), in a table or a dataclass."""
+        kind, inner = field_kind(cls, key)
+        if kind == "fixed" or (cls.__name__, key) in _FACTS:
+            # A closed set or a fact never holds a folder: taking one out changes no real value.
+            return self.folders_only(value)
+        if kind == "table" and inner is not None:
+            if isinstance(value, (list, tuple)):
+                return type(value)(self.inner(v, inner) for v in value)
+            return self.inner(value, inner)
+        if key == "interpreter" and isinstance(value, str):
+            # By name only, the README's promise; a file name, not prose.
+            return self.text(interpreter_name(value), names=_IN_NAMES)
+        return self.walk(value, names=_IN_FOLDERS if (cls.__name__, key) in _HARDWARE else _EVERYWHERE,
+                         is_version=key.endswith("version"))
+
+    def inner(self, value: Any, cls: type) -> Any:
+        """A table or record inside another (a GPU, [machine.torch]); anything else is walked."""
+        if isinstance(value, dict):
+            return self.table(value, cls)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return self.record(value)
+        return self.walk(value)
 
     def folders_only(self, obj: Any) -> Any:
         """Folders out, and names inside what is left of a path; nothing else touched."""
         if isinstance(obj, dict):
             return {k: self.folders_only(v) for k, v in obj.items()}
-        if isinstance(obj, list):
-            return [self.folders_only(v) for v in obj]
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self.folders_only(v) for v in obj)
         if isinstance(obj, str):
             return self.names_in(self.folders_in(obj), _IN_FOLDERS)
         return copy.deepcopy(obj)
@@ -438,8 +481,8 @@ class _Scrubber:
         if isinstance(obj, dict):
             return {k: self.walk(v, names, k.endswith("version")) for k, v in obj.items()
                     if k.lower() not in _IDENTIFYING_KEYS}
-        if isinstance(obj, list):
-            return [self.walk(v, names, is_version) for v in obj]
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(self.walk(v, names, is_version) for v in obj)
         if isinstance(obj, str):
             return self.text(obj, is_version=is_version, names=names)
         return obj

@@ -4,11 +4,17 @@ grouped by problem with the one fix to send each group."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import os
 from collections.abc import Iterable
 from typing import Any, NamedTuple
+
+from wizard.diagnosis import judgement
+from wizard.presentation import action_of, findings_of, present, recorded_advice
+from wizard.probe.facts import machine_from_dict
+from wizard.text.i18n import has, t
 
 # Columns are only ever added at the end: a TA's spreadsheet formulas refer to them by position.
 SUMMARY_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",
@@ -78,8 +84,6 @@ def entry_of(name: str, report: dict[str, Any], lang: str = "en") -> Entry:
 def created_of(report: Any) -> float | None:
     """When the report was saved, in POSIX seconds; None when it does not say (or not as a
     date-time with a zone)."""
-    import datetime as dt
-
     created = report.get("created") if isinstance(report, dict) else None
     if isinstance(created, dt.datetime) and created.tzinfo is not None:
         try:
@@ -232,10 +236,6 @@ def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
 
 
 def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[str, str], Student]:
-    from wizard.diagnosis import judgement
-    from wizard.presentation import action_of, findings_of, recorded_advice
-    from wizard.probe.facts import machine_from_dict
-
     machine = report.get("machine", {})
     gpus = machine.get("gpus", [])
     best = max(gpus, key=lambda g: (g.get("vendor") == "nvidia", g.get("vram_gb") or 0),
@@ -306,8 +306,6 @@ def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[
 def _next_step(machine: Any, findings: Any, advice: Any, action: Any, lang: str) -> str:
     """What to tell a student whose computer has nothing to fix, in `lang`: the cloud to use,
     or where the hardware advice is; else the sentence every screen says."""
-    from wizard.text.i18n import has, t
-
     if action.kind == "cloud":
         first = advice.platforms[0] if advice is not None and advice.platforms else None
         name = first.get("name") if isinstance(first, dict) else None
@@ -317,7 +315,6 @@ def _next_step(machine: Any, findings: Any, advice: Any, action: Any, lang: str)
     verdict = advice.verdict if advice is not None else None
     if action.kind == "buy" and verdict and has(f"advice.verdict.{verdict}", lang):
         return t("roster.groups.see-report", lang, verdict=t(f"advice.verdict.{verdict}", lang))
-    from wizard.presentation import present
 
     try:
         return present(machine, findings, advice, lang).action_text

@@ -3,7 +3,12 @@ a spreadsheet."""
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 from typing import Any
+
+from wizard.report.roster import SUMMARY_COLUMNS
 
 
 def render_csv(rows: list[dict[str, str]], bom: bool = False) -> str:
@@ -12,11 +17,6 @@ def render_csv(rows: list[dict[str, str]], bom: bool = False) -> str:
     `bom` starts the text with U+FEFF: Excel reads a CSV without it in the machine's legacy
     code page, so a student's name in Chinese would arrive garbled.
     """
-    import csv
-    import io
-
-    from wizard.report.roster import SUMMARY_COLUMNS
-
     buffer = io.StringIO()
     if bom:
         buffer.write("\ufeff")
@@ -33,8 +33,6 @@ def wants_bom(stream: Any) -> bool:
     Chinese Windows redirect writes GBK, which is what Excel there assumes without a mark, and
     U+FEFF has no GBK form at all.
     """
-    import codecs
-
     try:
         if stream.isatty():
             return False

@@ -11,9 +11,16 @@ text that got past the escaping could not run or load anything.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from wizard import __version__
+from wizard.report.roster import UNUSABLE, by_problem, counted
+from wizard.report.roster_table import _cell, _short_files, _systems, _tag, _verdict, total_line
+from wizard.text.i18n import has, t
 
 # The roster's columns on the page: the terminal table's, then what a teacher filters by.
 PAGE_COLUMNS = ("file", "ready", "gpu", "vram_gb", "torch", "torch_gpu", "verdict", "errors",
@@ -147,14 +154,6 @@ def render_html(rows: Sequence[dict[str, str]], students: Sequence[Any], lang: s
     """The page for `rows` (wizard.report.roster's, copies already marked) and each row's
     Student (None for a file that could not be used). `goals`: goal id -> its name in `lang`;
     `skipped`: why each file could not be used ("" for the others), in `lang`."""
-    import base64
-    import hashlib
-
-    from wizard import __version__
-    from wizard.report.roster import by_problem
-    from wizard.report.roster_table import _short_files, total_line
-    from wizard.text.i18n import t
-
     goals = goals or {}
     reasons = list(skipped) + [""] * (len(rows) - len(skipped))
     students = list(students) + [None] * (len(rows) - len(students))
@@ -204,8 +203,6 @@ def _e(text: Any) -> str:
 def _t(key: str, lang: str, **values: Any) -> str:
     """Our sentence with report text in it, as HTML: the sentence's words and the report's
     text both escaped (a report's text is put in after the template is worded)."""
-    from wizard.text.i18n import t
-
     slots = {name: f"\ue000{name}\ue001" for name, value in values.items() if isinstance(value, str)}
     text = _e(t(key, lang, **{**values, **slots}))
     for name, slot in slots.items():
@@ -214,9 +211,6 @@ def _t(key: str, lang: str, **values: Any) -> str:
 
 
 def _problems(groups: Any, lang: str) -> list[str]:
-    from wizard.report.roster_table import _systems, _verdict
-    from wizard.text.i18n import t
-
     out = ['<section id="problems">', f"<h2>{_e(t('roster.html.by-problem', lang))}</h2>",
            f'<p class="note">{_e(t("roster.html.by-problem-note", lang))}</p>']
     if not groups.groups:
@@ -255,8 +249,6 @@ def _problems(groups: Any, lang: str) -> list[str]:
 
 def _roster(rows: Sequence[dict[str, str]], students: Sequence[Any], reasons: Sequence[str],
             lang: str, goals: dict[str, str]) -> list[str]:
-    from wizard.text.i18n import t
-
     titles = {c: _title(c, lang) for c in PAGE_COLUMNS}
     template = t("roster.html.shown", lang, shown="{shown}", total="{total}")
     states = (("all", "show-all"), ("not-ready", "show-not-ready"), ("ready", "show-ready"),
@@ -286,8 +278,6 @@ def _roster(rows: Sequence[dict[str, str]], students: Sequence[Any], reasons: Se
 
 
 def _title(column: str, lang: str) -> str:
-    from wizard.text.i18n import t
-
     if column in ("goal", "os", "python", "problem"):
         return t(f"roster.html.{column}", lang)
     return t("report.summarize.vram" if column == "vram_gb" else f"report.summarize.{column}", lang)
@@ -307,9 +297,6 @@ class _Words:
         return found
 
     def _word(self, column: str, value: str) -> str:
-        from wizard.report.roster_table import _cell
-        from wizard.text.i18n import has
-
         if not value:
             return ""
         if column == "goal":
@@ -322,15 +309,11 @@ class _Words:
 
 
 def _cell_or(key: str, value: str, lang: str, has: Any) -> str:
-    from wizard.text.i18n import t
-
     return t(key, lang) if has(key, lang) else value
 
 
 def _row(row: dict[str, str], student: Any, reason: str, titles: dict[str, str], words: _Words,
          lang: str) -> str:
-    from wizard.report.roster import UNUSABLE, counted
-
     if row.get("ready") in UNUSABLE:
         state = "unusable"
     elif not counted(row):
@@ -352,9 +335,6 @@ def _row(row: dict[str, str], student: Any, reason: str, titles: dict[str, str],
 def _details(row: dict[str, str], student: Any, reason: str, lang: str) -> str:
     """The file's name, and under it (a click away) the student's findings, the fix and what
     the roster knows of the file."""
-    from wizard.report.roster_table import _tag
-    from wizard.text.i18n import t
-
     tag = _tag(row, lang).strip()
     summary = _e(row["file"]) + (f' <span class="tag">{_e(tag)}</span>' if tag else "")
     inside = []
@@ -378,8 +358,6 @@ def _details(row: dict[str, str], student: Any, reason: str, lang: str) -> str:
 
 
 def _findings(findings: Iterable[tuple[str, str, str, str]], lang: str) -> str:
-    from wizard.text.i18n import has, t
-
     items = []
     for severity, title, detail, fix in findings:
         key = f"roster.html.severity.{severity}"

@@ -4,12 +4,19 @@ terminal, every student's file told apart however names are cut, totals and note
 from __future__ import annotations
 
 import bisect
+import codecs
 import functools
 import itertools
+import os
 import re
+import shutil
 import sys
 from collections.abc import Iterable
 from typing import Any
+
+from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS, UNUSABLE, counted
+from wizard.text.i18n import has, t
+from wizard.text.output import cell_width, wrap
 
 # The roster table when it is wider than the terminal: columns go in this order, least
 # important first (`--csv` always has them all), and these may be shortened down to a floor.
@@ -30,10 +37,6 @@ def render_table(rows: list[dict[str, str]], lang: str, width: int | None = None
     table: the totals (replays and copies marked in their row and not counted as students),
     what the status words mean, and the notes.
     """
-    import shutil
-
-    from wizard.report.roster import SUMMARY_COLUMNS, TABLE_COLUMNS, UNUSABLE
-    from wizard.text.i18n import t
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
     columns = list(TABLE_COLUMNS)
@@ -162,8 +165,6 @@ def _spilled(text: str, row: list[str], columns: list[str], widths: dict[str, in
 
 def _tag(row: dict[str, str], lang: str) -> str:
     """What follows a file's name in the roster when it is no other student: replay, duplicate."""
-    from wizard.text.i18n import t
-
     if row.get("replay") == "yes":
         tag = t("roster.tag.replay", lang)
     elif row.get("duplicate_of"):
@@ -176,9 +177,6 @@ def _tag(row: dict[str, str], lang: str) -> str:
 def total_line(rows: list[dict[str, str]], lang: str) -> str:
     """"4 of 10 ready.", or, with rows that are no student of their own, how many were left out:
     "4 of 10 students ready (1 replay not counted)."."""
-    from wizard.report.roster import counted
-    from wizard.text.i18n import t
-
     students = [row for row in rows if counted(row)]
     ready = sum(1 for row in students if row["ready"] == "yes")
     replays = sum(1 for row in rows if row.get("replay") == "yes")
@@ -194,8 +192,6 @@ def total_line(rows: list[dict[str, str]], lang: str) -> str:
 def _legend(rows: list[dict[str, str]], columns: list[str], titles: dict[str, str],
             lang: str) -> list[str]:
     """One line for each status word the table shows: what "Ready" means, and the others."""
-    from wizard.text.i18n import t
-
     value = {v: t(f"report.value.{v}", lang) for v in ("yes", "unreadable", "invalid")}
     lines = [t("roster.legend.ready", lang, title=titles["ready"], yes=value["yes"])]
     for column in ("torch_gpu", "errors"):
@@ -214,7 +210,6 @@ def _legend(rows: list[dict[str, str]], columns: list[str], titles: dict[str, st
 def _note_with_path(key: str, name: str, path: str, lang: str, width: int, **values: str) -> str:
     """A note under the table that names a folder or a start of names; one longer than a line
     is cut in its middle."""
-    from wizard.text.i18n import t
     room = max(width - 1, 20) - 4   # a line of its own, with the quotes and the full stop
     if _width(path) > room:
         path = _cut(path, room, middle=True)
@@ -264,8 +259,6 @@ def _wrap_to(text: str, width: int, indent: int = 0) -> list[str]:
     """Wrapped into `width` cells, each line `indent` cells in: Chinese closing punctuation may
     not start a line, so it can hang past the wrap width; wrap narrower until it does not (a
     path or a command too long for any line stays whole)."""
-    from wizard.text.output import wrap
-
     limit = max(width - 1, 20)
     for narrower in range(limit, max(limit - 8, 10), -1):
         lines = wrap(text, narrower, indent=indent)
@@ -284,8 +277,6 @@ def _table_width(columns: list[str], widths: dict[str, int]) -> int:
 
 def _short_files(names: list[str]) -> tuple[list[str], str]:
     """Names relative to the folder they all share, and that folder ("" when none)."""
-    import os
-
     folder = ""
     dirs = [os.path.dirname(name) for name in names]
     if names and all(dirs):
@@ -305,8 +296,6 @@ _NAME_BREAKS = "-_. /\\"
 
 def _shared_start(names: list[str]) -> str:
     """The start every file name shares, up to a separator ("student-" of student-01, -02…)."""
-    import os
-
     if len(names) < 2:
         return ""
     common = os.path.commonprefix(names)
@@ -446,8 +435,6 @@ def _width(text: str) -> int:
 
 @functools.cache
 def _wide_width(text: str) -> int:
-    from wizard.text.output import cell_width
-
     return cell_width(text)
 
 
@@ -469,8 +456,6 @@ def _take_end(text: str, cells: int) -> str:
 
 
 def _compact_cell(column: str, value: str, lang: str) -> str:
-    from wizard.text.i18n import has, t
-
     if column == "gpu":
         # "NVIDIA GeForce RTX 4060 Laptop GPU" -> "RTX 4060 Laptop": the words every name repeats.
         # "Radeon RX 6700 XT" -> "RX 6700 XT", "Intel Arc A770" -> "Arc A770": RX and Arc say whose.
@@ -502,8 +487,6 @@ def _cut(text: str, width: int, middle: bool = False) -> str:
 
 def _ellipsis() -> str:
     """One cell on a UTF-8 terminal; legacy code pages (GBK) draw "…" two cells wide."""
-    import codecs
-
     encoding = getattr(sys.stdout, "encoding", None) or "ascii"
     try:
         return "…" if codecs.lookup(encoding).name == "utf-8" else "~"
@@ -512,8 +495,6 @@ def _ellipsis() -> str:
 
 
 def _cell(column: str, value: str, lang: str) -> str:
-    from wizard.text.i18n import has, t
-
     if column in ("ready", "torch_gpu"):
         return t(f"report.value.{value}", lang) if value else ""
     if column == "verdict" and value:
@@ -532,10 +513,6 @@ def render_groups(groups: Any, lang: str, width: int | None = None) -> str:
 
     A command is never wrapped (a command split over two lines gets pasted half): on a line of
     its own when it does not fit, even past the width."""
-    import shutil
-
-    from wizard.text.i18n import t
-
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns
     every = [f for group in groups.groups for f in group.files] + list(groups.unusable)
@@ -573,15 +550,11 @@ def render_groups(groups: Any, lang: str, width: int | None = None) -> str:
 
 
 def _verdict(verdict: str, lang: str) -> str:
-    from wizard.text.i18n import has, t
-
     return t(f"advice.verdict.{verdict}", lang) if has(f"advice.verdict.{verdict}", lang) else verdict
 
 
 def _systems(systems: Iterable[tuple[str, str]], lang: str) -> str:
     """"Linux, Python 3.11; Windows, Python 3.12": whose computers a fix is for."""
-    from wizard.text.i18n import has, t
-
     said = []
     for os_name, python in systems:
         shown = t(f"roster.os.{os_name}", lang) if os_name and has(f"roster.os.{os_name}", lang) else os_name

@@ -13,9 +13,7 @@ from typing import Any
 import tomli_w
 
 from wizard.report.errors import ReportError, ReportExistsError, ReportSaveError
-from wizard.signals import deferred
-
-SAVED: list[Path] = []   # reports this process has written, for the message after Ctrl+C
+from wizard.signals import SAVED, deferred
 
 
 def default_report_path(now: dt.datetime | None = None, cwd: Path | None = None,
@@ -48,7 +46,7 @@ def check_report_target(path: Path) -> Path:
         if path.is_dir():
             path = next_free_path(path / default_report_path(cwd=path).name)
         if path.exists() or path.is_symlink():
-            raise ReportExistsError(path)
+            raise _taken(path)
         folder = path.parent
         if not folder.is_dir():
             raise ReportSaveError(path, "report.error.no-folder", folder=folder)
@@ -59,6 +57,11 @@ def check_report_target(path: Path) -> Path:
 
 def _writable_dir(folder: Path) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _taken(path: Path) -> ReportExistsError:
+    """The error for a name that is taken, with the free name to offer instead."""
+    return ReportExistsError(path, next_free_path(path))
 
 
 def next_free_path(path: Path) -> Path:
@@ -99,7 +102,7 @@ def save_report(report: dict[str, Any], path: Path | str, overwrite: bool = Fals
         if path.is_dir():
             raise ReportSaveError(path, "report.error.is-dir")
         if not overwrite and (path.exists() or path.is_symlink()):
-            raise ReportExistsError(path)
+            raise _taken(path)
         if not folder.is_dir():
             raise ReportSaveError(path, "report.error.no-folder", folder=folder)
     except OSError as exc:  # a name over 255 bytes, a loop of links
@@ -139,10 +142,10 @@ def _publish_without_overwrite(tmp: Path, path: Path) -> None:
     try:
         os.link(tmp, path)
     except FileExistsError as exc:
-        raise ReportExistsError(path) from exc
+        raise _taken(path) from exc
     except OSError:
         if path.exists():
-            raise ReportExistsError(path) from None
+            raise _taken(path) from None
         os.replace(tmp, path)
 
 

@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
+import re
+import shutil
 from typing import Any
+
+from wizard.advise.money import format_money, money_range
+from wizard.presentation import findings_of, present, recorded_advice
+from wizard.probe.facts import INTERPRETER_SOURCES, NOT_RUN_REASONS, GpuTest, NotRunPython, TorchInfo, machine_from_dict
+from wizard.pytorch.wording import gpu_test_line, interpreter_line, not_run_lines
+from wizard.report.reading import created_text
+from wizard.text.i18n import t
+from wizard.text.output import gb_text, mark, wrap
 
 
 def render_report(report: dict[str, Any], lang: str, knowledge: Any = None) -> str:
     """A valid report as terminal text, in `lang` (labels; the saved texts stay as saved)."""
-    from wizard.report.reading import created_text
-    from wizard.text.i18n import t
-    from wizard.text.output import mark
-
     out: list[str] = []
     out.append(t("report.show.title", lang))
     created = created_text(report["created"])
@@ -54,9 +60,6 @@ def render_recommendation(report: dict[str, Any], lang: str, knowledge: Any = No
 def presentation_of(report: dict[str, Any], lang: str) -> Any:
     """The presentation of a valid report: its machine rebuilt, its findings as saved, the
     same rules as on the machine it was saved on (wizard.presentation)."""
-    from wizard.presentation import findings_of, present, recorded_advice
-    from wizard.probe.facts import machine_from_dict
-
     machine = machine_from_dict(report["machine"])
     return present(machine, findings_of(report.get("findings")), recorded_advice(report["recommendation"]), lang)
 
@@ -66,9 +69,6 @@ _RAW = "\0"
 
 
 def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any, shown: Any) -> list[str]:
-    from wizard.text.i18n import t
-    from wizard.text.output import mark
-
     sep = t("report.show.sep", lang)
     out = [f"{t('report.show.recommendation', lang)}{sep}{t('advice.verdict.' + rec['verdict'], lang)}",
            f"  {rec['headline']}", "",
@@ -100,8 +100,6 @@ def _recommendation_lines(rec: dict[str, Any], lang: str, knowledge: Any, shown:
 
 
 def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[str]:
-    from wizard.text.i18n import t
-
     sep = t("report.show.sep", lang)
     lines = [t("report.show.answers", lang)]
     for key in ("need_gpu", "has_nvidia", "form_factor"):
@@ -121,15 +119,10 @@ def _answers_lines(answers: dict[str, Any], lang: str, knowledge: Any) -> list[s
 
 
 def _machine_lines(machine: dict[str, Any], lang: str, shown: Any) -> list[str]:
-    from wizard.text.i18n import t
-    from wizard.text.output import mark
-
     sep = t("report.show.sep", lang)
     unknown = t("report.show.unknown", lang)
 
     def gb(value: Any) -> str:
-        from wizard.text.output import gb_text
-
         return t("report.show.gb", lang, value=gb_text(value)) if value is not None else unknown
 
     lines = [t("report.show.machine", lang),
@@ -167,9 +160,6 @@ def _machine_lines(machine: dict[str, Any], lang: str, shown: Any) -> list[str]:
 
 def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
     """Which Python was checked and why, and the GPU tests: what a TA needs to answer "why"."""
-    from wizard.probe.facts import GpuTest, TorchInfo
-    from wizard.pytorch.wording import gpu_test_line, interpreter_line, not_run_lines
-
     lines = []
     if torch.get("interpreter"):
         lines.append(interpreter_line(TorchInfo(status=torch["status"], interpreter=torch["interpreter"],
@@ -186,8 +176,6 @@ def _torch_detail_lines(torch: dict[str, Any], lang: str) -> list[str]:
 def _not_run(torch: dict[str, Any]) -> tuple[Any, ...]:
     """The report's `not_run` tables that can be worded (a reader of an older or newer report
     skips what it does not know)."""
-    from wizard.probe.facts import INTERPRETER_SOURCES, NOT_RUN_REASONS, NotRunPython
-
     out = []
     for item in torch.get("not_run", []):
         if isinstance(item, dict) and isinstance(item.get("interpreter"), str) \
@@ -199,15 +187,11 @@ def _not_run(torch: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _price(gpu: dict[str, Any], lang: str, knowledge: Any) -> str:
-    from wizard.text.i18n import t
-
     if gpu.get("price") is None:
         return ""
     price = _money(gpu["price"], gpu.get("currency", ""), knowledge)
     low = gpu.get("price_low")
     if knowledge is not None and isinstance(low, (int, float)) and not isinstance(low, bool):
-        from wizard.advise.money import money_range  # a range: "¥4,699–¥6,587"
-
         price = money_range(low, gpu["price"], gpu.get("currency", ""), knowledge)
     if gpu.get("price_approximate"):
         price = t("advice.pick.price-about", lang, amount=price)
@@ -220,8 +204,6 @@ def _price(gpu: dict[str, Any], lang: str, knowledge: Any) -> str:
 
 def _money(amount: float, currency: str, knowledge: Any) -> str:
     if knowledge is not None:
-        from wizard.advise import format_money
-
         return format_money(amount, currency, knowledge)
     return f"{amount:,.0f} {currency}"
 
@@ -241,11 +223,6 @@ MAX_LINE_CHARS = 1500
 
 
 def _wrap_all(lines: list[str]) -> str:
-    import re
-    import shutil
-
-    from wizard.text.output import wrap
-
     width = max(40, min(100, shutil.get_terminal_size((80, 24)).columns)) - 2
     out: list[str] = []
     for text in lines:

@@ -1,14 +1,17 @@
 """Text as the user reads it, in one place: status marks that survive LANG=C and non-UTF-8
-consoles, numbers and sizes as people say them, and the rules for breaking lines in Chinese
-and English (used by the commands' output and, through screens.markdown_lite and
-screens.window, by every screen).
+consoles, numbers and sizes as people say them, a title inside a sentence, and the rules for
+breaking lines in Chinese and English (used by the commands' output and, through
+screens.markdown_lite and screens.window, by every screen).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -44,6 +47,22 @@ def gb_text(value: float) -> str:
 def count_text(value: float) -> str:
     """A count or a measured figure: as it is below 100 (8, 2.5), grouped above (1,234)."""
     return f"{value:g}" if value < 100 else f"{value:,.0f}"
+
+
+# ----------------------------------------------------------------------- sentences ---
+
+def mid_sentence(title: str) -> str:
+    """A finding's title placed after a colon inside a sentence: "This PyTorch has…" becomes
+    "this PyTorch has…"; names ("PyTorch", "NVIDIA", "GeForce …") keep their capitals."""
+    first, _, rest = title.partition(" ")
+    if first[:1].isupper() and first[1:].islower() and first.isalpha() and first not in _NAMES:
+        return first.lower() + (" " + rest if rest else "")
+    return title
+
+
+# Capitalised words that are names, not sentence starts.
+_NAMES = frozenset({"Docker", "Windows", "Linux", "Ubuntu", "Fedora", "Apple", "Intel", "Kaggle",
+                    "Colab", "Python", "Mac", "WSL"})
 
 
 # ------------------------------------------------------------------- breaking lines ---
@@ -230,8 +249,6 @@ def json_text(obj: Any) -> str:
     json.dumps passes on raw, but for C0) written as its \\uXXXX escape, so a program reading it
     gets the exact value and a terminal gets none of them. A byte that is not UTF-8 becomes
     U+FFFD: JSON text is Unicode."""
-    import json
-
     text = json.dumps(valid_unicode(obj), ensure_ascii=False, indent=2)
     # Outside its strings JSON holds only ASCII punctuation, digits, spaces and newlines.
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -258,11 +275,7 @@ def _each_string(obj: Any, mend: Callable[[str], str], keep: frozenset[tuple[str
     named in `keep` ((record, field) pairs) are left as they are."""
     if isinstance(obj, str):
         return mend(obj)
-    # A dataclass instance, told without importing dataclasses (and inspect, ~10 ms): a forked
-    # roster worker that only reads files never needs them.
-    if hasattr(type(obj), "__dataclass_fields__"):
-        import dataclasses  # loaded already: `obj` is a dataclass
-
+    if hasattr(type(obj), "__dataclass_fields__"):   # a dataclass instance
         name = type(obj).__name__
         return dataclasses.replace(obj, **{f.name: _each_string(getattr(obj, f.name), mend, keep)
                                            for f in dataclasses.fields(obj) if (name, f.name) not in keep})
@@ -302,15 +315,11 @@ _COMMAND = re.compile(
 
 
 def cell_width(text: str) -> int:
-    import unicodedata
-
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def wrap(text: str, width: int, indent: int = 0, hang: int = 0) -> list[str]:
     """Wrap to terminal cells: Chinese characters take two cells and may break anywhere."""
-    import re
-
     # A command split over two lines gets pasted half: keep each one whole (on a line of its own
     # when it does not fit), even past the width.
     text = _COMMAND.sub(lambda m: m.group(0).replace(" ", _GLUE), text)

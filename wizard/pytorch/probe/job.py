@@ -7,16 +7,14 @@ import sys
 import threading
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from wizard.probe.discover import Candidate, Consent, Discovery
+from wizard.probe.discover import discover as find
 from wizard.probe.facts import Benchmark, NotRunPython, OtherPython, ProbeNote, TorchInfo
 from wizard.probe.runner import RunResult, neutral_cwd, python_child_env, run_bounded
 from wizard.pytorch.probe.assemble import assemble
 from wizard.pytorch.probe.child import child_source
 from wizard.pytorch.probe.static import PATH_QUERY_TIMEOUT, StaticFacts, static_torch_facts
-
-if TYPE_CHECKING:
-    from wizard.probe.discover import Candidate, Consent, Discovery
 
 DEFAULT_TIMEOUT = 25.0
 # Discovery waits at most for one interpreter's answer plus a conda listing (wizard.probe.discover).
@@ -65,8 +63,6 @@ class TorchProbeJob:
                    extra_path: list[str] | None) -> None:
         try:
             if discover:
-                from wizard.probe.discover import discover as find
-
                 self.discovery = find(python, consent=self._ask_user if self._consent else None,
                                       no_discover=self._no_discover)
                 self.interpreter = self.discovery.chosen.path
