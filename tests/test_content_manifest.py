@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard.knowledge import content
+from wizard.knowledge import content, damaged
 from wizard.knowledge.manifest import MANIFEST_NAME, manifest_text, parse_manifest, write_manifest
 
 
@@ -27,9 +27,9 @@ def installed(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "content"
     shutil.copytree(content.content_dir(), root)
     monkeypatch.setattr(content, "content_dir", lambda: root)
-    content.DAMAGED.clear()
+    damaged.DAMAGED.clear()
     yield root
-    content.DAMAGED.clear()
+    damaged.DAMAGED.clear()
 
 
 def _problems() -> dict[str, str]:
@@ -65,7 +65,7 @@ def test_a_damaged_file_is_named_with_what_is_wrong(installed, file, damage, rea
     problems = _problems()
     assert list(problems) == [f"content/{file}"]
     assert problems[f"content/{file}"].startswith(reason)
-    assert f"content/{file}" in content.DAMAGED
+    assert f"content/{file}" in damaged.DAMAGED
 
 
 def test_a_page_that_is_not_utf8_is_named(installed):

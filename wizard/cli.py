@@ -13,9 +13,11 @@ import sys
 from typing import Any
 
 from wizard import __version__, signals
-from wizard.knowledge.content import DAMAGED, ContentError, check_installation
-from wizard.text.i18n import language_from_env, t
-from wizard.text.output import safe
+from wizard.knowledge.damaged import DAMAGED, ContentError
+
+# The content reader and the strings (tomllib, hashlib, unicodedata: ~20 ms, -X importtime
+# 2026-12-04) load when a function below needs them: at the top they would delay the NVML
+# child that `check` starts first, and `check --json --no-torch` waits for that child.
 
 # name → module; the order is the order of `--help`.
 COMMANDS = {
@@ -184,6 +186,7 @@ def _check_python(args: argparse.Namespace) -> str | None:
     # Only with --python: discovery and the machine's records cost `report summarize` ~35 ms
     # (-X importtime, 2026-12-04), a sixth of summarizing 200 reports.
     from wizard.probe.discover import PythonArgError, check_python_arg
+    from wizard.text.i18n import t  # lazy: see the top
 
     try:
         args.python = check_python_arg(path)
@@ -205,6 +208,8 @@ _DAMAGED_TEXT = {
 
 
 def _lang(args: argparse.Namespace | None) -> str:
+    from wizard.text.i18n import language_from_env  # lazy: see the top
+
     lang = getattr(args, "lang", None) or language_from_env()
     return lang if lang in _DAMAGED_TEXT else "en"
 
@@ -214,12 +219,16 @@ def _warn_damaged(lang: str) -> None:
 
     Every file is read once more (~30 ms) so damage is reported even when this command did
     not happen to need the file, rather than at some later, more important moment."""
+    from wizard.knowledge.content import check_installation  # lazy: see the top
+
     check_installation()  # records into DAMAGED
     for name, reason in DAMAGED.items():
         _say(_DAMAGED_TEXT[lang]["warning"].format(name=name, reason=reason))
 
 
 def _say(text: str) -> None:
+    from wizard.text.output import safe  # lazy: see the top
+
     try:
         print(safe(text, sys.stderr), file=sys.stderr)
     except (OSError, ValueError):  # the terminal is gone
@@ -227,6 +236,8 @@ def _say(text: str) -> None:
 
 
 def _interrupted(exc: KeyboardInterrupt, lang: str | None, writes_reports: bool = True) -> int:
+    from wizard.text.i18n import language_from_env, t  # lazy: see the top
+
     signals.end_actions()  # probes in their own process groups did not get the signal
     saved = list(signals.SAVED)
     lang = lang or language_from_env()

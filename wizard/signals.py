@@ -17,9 +17,11 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # SIGHUP: the terminal went away (an SSH session dropped). Not on Windows.
 HANDLED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")

@@ -203,7 +203,7 @@ def diagnose(machine: Machine, lang: str = "en") -> list[Finding]:
             findings.extend(torch_findings(machine, lang))
         except ContentError:
             # The torch matrix is damaged: the hardware findings still stand, and the CLI
-            # names the file (wizard.knowledge.content.DAMAGED).
+            # names the file (wizard.knowledge.damaged.DAMAGED).
             pass
     ids = {f.id for f in findings}
     if ids & {"torch-rocm-gfx-missing", "torch-rocm-gfx-missing-override", "torch-rocm-gfx-unsupported"}:

@@ -21,6 +21,7 @@ try:
 except ModuleNotFoundError:  # Python 3.9 and 3.10: the same parser, from PyPI
     import tomli as tomllib  # type: ignore[no-redef]
 
+from wizard.knowledge.damaged import ContentError
 from wizard.knowledge.manifest import MANIFEST_NAME, digest, parse_manifest
 
 
@@ -35,19 +36,6 @@ def content_dir() -> Path:
     )
 
 
-# Every content file found damaged in this process (shown name → reason): whoever caught the
-# error and carried on, the CLI still tells the user once, at the end.
-DAMAGED: dict[str, str] = {}
-
-
-class ContentError(ValueError):
-    """A content file that cannot be used: `file` (as shown to the user) and `reason`."""
-
-    def __init__(self, file: str, reason: str) -> None:
-        self.file = file
-        self.reason = reason
-        DAMAGED.setdefault(file, reason)
-        super().__init__(f"{file}: {reason}")
 
 
 def shown_name(path: Path) -> str:

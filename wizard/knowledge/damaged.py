@@ -1,9 +1,22 @@
-"""The error every content data file raises, apart from the records, so that code which only
-needs to catch it does not load the catalog's declarations."""
+"""The errors a damaged content file raises, and the record of what was found damaged: apart
+from the reader (tomllib, hashlib) and the records, so that code which only catches them (the
+CLI, before `check` starts its NVML child) loads neither."""
 
 from __future__ import annotations
 
-from wizard.knowledge.content import ContentError
+# Every content file found damaged in this process (shown name → reason): whoever caught the
+# error and carried on, the CLI still tells the user once, at the end.
+DAMAGED: dict[str, str] = {}
+
+
+class ContentError(ValueError):
+    """A content file that cannot be used: `file` (as shown to the user) and `reason`."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file = file
+        self.reason = reason
+        DAMAGED.setdefault(file, reason)
+        super().__init__(f"{file}: {reason}")
 
 
 class KnowledgeError(ContentError):
