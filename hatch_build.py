@@ -1,6 +1,6 @@
-"""Build hook: content/SHA256SUMS matches the content files that go into the wheel.
+"""Build hook: content/CHECKSUMS matches the content files that go into the wheel.
 
-The installed wizard trusts a content file whose sha256 is in the manifest and parses only
+The installed wizard trusts a content file whose CRC-32 and size are in the manifest and parses only
 the others (wizard/knowledge/content.py `check_installation`), so a wheel must never carry a stale
 manifest: it is rewritten here whenever content/ changed since it was last written.
 """

@@ -163,6 +163,21 @@ SLOW_FILES = ("faults/", "test_e2e_tmux.py", "test_app_snapshots.py", "test_inst
               "test_check_cli.py", "test_summarize.py", "test_replay.py", "test_roster_browser.py")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: two workers more than there are cores, for a run with the slow lane in it.
+
+    A third of the whole suite's time is waiting, not work: children that hang on purpose until
+    their time bound, a wizard in tmux, signals sent mid-save. Two more workers keep the cores
+    busy meanwhile: on 2 cores, -n 2 took 317 s and -n 4 252 s (2026-12-04). The fast lane
+    waits on nothing, and extra workers only add collection there (42 s and 49 s): one a core.
+    PYTEST_XDIST_AUTO_NUM_WORKERS, when set, decides as pytest-xdist documents."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None   # pytest-xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores if "not slow" in (config.option.markexpr or "") else cores + 2
+
+
 def pytest_collection_modifyitems(config, items):
     import inspect
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import pytest
 
-from wizard.bounded_read import FileRefused, is_regular_file, read_bytes, read_head, read_text
+from wizard.bounded_read import FileRefused, is_regular_file, open_text, read_bytes, read_head, read_text
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
                                 reason="FIFOs and /dev/zero are POSIX")
@@ -40,6 +40,12 @@ def quickly(call: Callable[[], Any]) -> Any:
     return outcome["value"]
 
 
+def read_lines(path: Path, limit: int) -> list[str]:
+    """open_text, read a line at a time to the end."""
+    with open_text(path, limit) as lines:
+        return list(lines)
+
+
 def refusal(call: Callable[[], Any]) -> FileRefused:
     with pytest.raises(FileRefused) as caught:
         quickly(call)
@@ -62,13 +68,13 @@ def sparse(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("read", [read_bytes, read_head, read_text])
+@pytest.mark.parametrize("read", [read_bytes, read_head, read_text, read_lines])
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, read):
     refused = refusal(lambda: read(fifo(tmp_path / "pipe"), LIMIT))
     assert refused.kind == "fifo" and refused.path == str(tmp_path / "pipe")
 
 
-@pytest.mark.parametrize("read", [read_bytes, read_head, read_text])
+@pytest.mark.parametrize("read", [read_bytes, read_head, read_text, read_lines])
 def test_a_link_to_dev_zero_is_a_device(tmp_path, read):
     assert refusal(lambda: read(zero(tmp_path / "zero"), LIMIT)).kind == "device"
 
@@ -78,6 +84,7 @@ def test_a_10_gb_file_is_too_big_and_says_its_size(tmp_path):
     refused = refusal(lambda: read_bytes(path, LIMIT))
     assert (refused.kind, refused.size, refused.limit) == ("too-big", TEN_GB, LIMIT)
     assert refusal(lambda: read_text(path, LIMIT)).kind == "too-big"
+    assert refusal(lambda: read_lines(path, LIMIT)).kind == "too-big"
 
 
 def test_the_head_of_a_10_gb_file_is_only_the_head(tmp_path):
@@ -125,3 +132,33 @@ def test_is_regular_file_only_for_regular_files(tmp_path):
     assert not is_regular_file(tmp_path)
     assert not is_regular_file(tmp_path / "missing")
     assert not is_regular_file("nul\0byte")
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+
+
+def test_open_text_gives_the_lines_as_written_and_closes_the_file(tmp_path):
+    path = tmp_path / "RECORD"
+    path.write_bytes("héllo,1\r\nwörld,2\n".encode() + b"\xff\n")
+    before = open_descriptors()
+    # Newlines as written (csv needs the CRLF), undecodable bytes replaced, not raised.
+    assert quickly(lambda: read_lines(path, LIMIT)) == ["héllo,1\r\n", "wörld,2\n", "\ufffd\n"]
+    assert read_lines(path, path.stat().st_size) == read_lines(path, LIMIT)  # exactly at the cap
+    assert refusal(lambda: read_lines(path, path.stat().st_size - 1)).kind == "too-big"
+    assert refusal(lambda: read_lines(tmp_path / "missing", LIMIT)).kind == "missing"
+    assert open_descriptors() == before, "a descriptor was left open"
+
+
+def test_open_text_stops_a_file_that_grows_past_the_cap_while_it_is_read(tmp_path):
+    path = tmp_path / "growing"
+    path.write_text("line\n" * 10)
+    before = open_descriptors()
+    with open_text(path, 60) as lines:            # 50 bytes now: within the cap at open
+        assert next(lines) == "line\n"
+        with path.open("a") as more:
+            more.write("line\n" * 100_000)      # then it grows to half a megabyte
+        with pytest.raises(FileRefused) as caught:
+            list(lines)
+    assert caught.value.kind == "too-big" and caught.value.limit == 60
+    assert open_descriptors() == before

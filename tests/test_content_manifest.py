@@ -1,4 +1,4 @@
-"""content/SHA256SUMS: current in the repository, and trusted only for files whose bytes match.
+"""content/CHECKSUMS: current in the repository, and trusted only for files whose bytes match.
 
 `check_installation` names every damaged content file (missing, unreadable, not TOML, not
 UTF-8) as it did when it parsed them all; the manifest only lets it skip parsing the files
@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from wizard.knowledge import content, damaged
-from wizard.knowledge.manifest import MANIFEST_NAME, manifest_text, parse_manifest, write_manifest
+from wizard.knowledge.manifest import MANIFEST_NAME, digest, manifest_text, parse_manifest, write_manifest
 
 
 def test_the_committed_manifest_matches_content():
     root = content.content_dir()
     committed = (root / MANIFEST_NAME).read_text(encoding="utf-8")
     assert committed == manifest_text(root), (
-        "content/ changed since content/SHA256SUMS was written: run `python -m wizard.knowledge.manifest`")
+        "content/ changed since content/CHECKSUMS was written: run `python -m wizard.knowledge.manifest`")
 
 
 @pytest.fixture
@@ -86,14 +86,33 @@ def test_files_the_manifest_does_not_list_are_parsed(installed):
     assert list(_problems()) == ["content/en/strings/extra.toml"]
 
 
-@pytest.mark.parametrize("manifest", ["missing", "garbled"])
+GARBLED = {
+    "garbled": "not a manifest\n",
+    # sha256sum's format, as an older build wrote it
+    "sha256sum": "d5b7b11fe5fe36fc4ba00c4c11547d7a88388b4827cc155486a79fc1c0c24932  goals.toml\n",
+    "size-not-a-number": "a5a69dc2 2x1  goals.toml\n",
+    "crc-not-hex": "a5a69dcz 21659  goals.toml\n",
+    "outside-content": "a5a69dc2 21659  ../goals.toml\n",
+}
+
+
+@pytest.mark.parametrize("manifest", ["missing", *GARBLED])
 def test_without_a_usable_manifest_every_file_is_parsed(installed, manifest):
     if manifest == "missing":
         (installed / MANIFEST_NAME).unlink()
     else:
-        (installed / MANIFEST_NAME).write_text("not a manifest\n", encoding="utf-8")
+        assert parse_manifest(GARBLED[manifest]) is None
+        (installed / MANIFEST_NAME).write_text(GARBLED[manifest], encoding="utf-8")
     (installed / "goals.toml").write_text("[goal\n", encoding="utf-8")
     assert list(_problems()) == ["content/goals.toml"]
+
+
+def test_a_file_cut_short_or_changed_does_not_match_its_line(installed):
+    entries = parse_manifest((installed / MANIFEST_NAME).read_text(encoding="utf-8"))
+    raw = (installed / "goals.toml").read_bytes()
+    assert digest(raw) == entries["goals.toml"]
+    assert digest(raw[:-1]) != entries["goals.toml"]
+    assert digest(raw.replace(b"8", b"9", 1)) != entries["goals.toml"]
 
 
 def test_write_manifest_rewrites_only_a_stale_one(installed):

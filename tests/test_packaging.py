@@ -37,8 +37,8 @@ def test_wheel_contains_packages_content_and_entry_point(wheel):
     assert not any(n.startswith("tests/") for n in names)
 
 
-def test_the_wheel_manifest_lists_every_shipped_content_file_with_its_hash(wheel):
-    import hashlib
+def test_the_wheel_manifest_lists_every_shipped_content_file_with_its_checksum(wheel):
+    import zlib
 
     from wizard.knowledge.manifest import MANIFEST_NAME, parse_manifest
 
@@ -47,7 +47,8 @@ def test_the_wheel_manifest_lists_every_shipped_content_file_with_its_hash(wheel
     shipped = {n[len(prefix):]: archive.read(n) for n in archive.namelist()
                if n.startswith(prefix) and not n.endswith("/") and n != prefix + MANIFEST_NAME}
     entries = parse_manifest(archive.read(prefix + MANIFEST_NAME).decode("utf-8"))
-    assert entries == {rel: hashlib.sha256(data).hexdigest() for rel, data in shipped.items()}
+    # Computed here, not with the module's digest(): a wrong digest would agree with itself.
+    assert entries == {rel: f"{zlib.crc32(data):08x} {len(data)}" for rel, data in shipped.items()}
 
 
 def test_a_command_ends_without_pythons_teardown_and_the_wizard_returns(monkeypatch, capsys):

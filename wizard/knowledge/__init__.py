@@ -11,7 +11,7 @@ goals and currencies that answers are checked against, read on their own for a c
 entries.py reads an entry against its declaration; load.py reads and checks the files;
 lookup.py does the lookups with the default knowledge when none is given; damaged.py holds
 KnowledgeError; content.py finds content/ and reads any file in it; manifest.py keeps
-content/SHA256SUMS. Import from the module that holds a name: code that only catches
+content/CHECKSUMS. Import from the module that holds a name: code that only catches
 KnowledgeError then loads no records. Pure data, no Textual, no network. Loading the whole
 folder takes a few milliseconds and the default folder is parsed once per process.
 """

@@ -6,7 +6,7 @@ looks at every file once so the wizard can find damage before the user reaches t
 needs the file.
 
 Every command imports this module, and every command but `--help` reads TOML and checks the
-manifest: the TOML parser and hashlib load with it (+7 ms on `--help` alone, 2026-12-04).
+manifest: the TOML parser loads with it.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def read_page(path: Path) -> str | None:
 def check_installation() -> list[ContentError]:
     """Every content file that is missing or cannot be read, parsed (TOML) or decoded (pages).
 
-    Files whose bytes match content/SHA256SUMS (written at build time) are the files the
+    Files whose bytes match content/CHECKSUMS (written at build time) are the files the
     tests passed with: only the others are parsed. Without a usable manifest, every file is.
     """
     try:

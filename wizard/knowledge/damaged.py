@@ -1,5 +1,5 @@
 """The errors a damaged content file raises, and the record of what was found damaged: apart
-from the reader (tomllib, hashlib) and the records, so that code which only catches them (the
+from the reader (tomllib) and the records, so that code which only catches them (the
 CLI, before `check` starts its NVML child) loads neither."""
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
-"""content/SHA256SUMS: the sha256 of every content file, as built and tested.
+"""content/CHECKSUMS: the CRC-32 and size of every content file, as built and tested.
 
 Reading every data file at start-up to find a damaged installation costs more than the
-`check` command's own work (tomllib is pure Python). A file whose bytes hash to what the
+`check` command's own work (tomllib is pure Python). A file whose bytes match what the
 build recorded is the file the tests passed with, so only files that differ need parsing.
 
-The format is `sha256sum`'s (`<hex>  <path>` per line, paths relative to content/), so
-`cd content && sha256sum -c SHA256SUMS` checks it by hand too. The build (hatch_build.py)
-rewrites it when content/ changed; `python -m wizard.knowledge.manifest` does the same in a
-checkout, and tests/test_content_manifest.py fails when the committed copy is stale.
+CRC-32 (zlib, which Python has loaded anyway), not SHA-256: this finds damage (a half-copied
+wheel, a hand edit), which a CRC is made for; it guards against no attacker, who could as well
+edit the code. hashlib would load OpenSSL into the wizard, 0.6 MB of its peak memory (issue 25).
+
+One line per file, `<crc32 hex> <size>  <path>`, paths relative to content/. The build
+(hatch_build.py) rewrites it when content/ changed; `python -m wizard.knowledge.manifest` does
+the same in a checkout, and tests/test_content_manifest.py fails when the committed copy is stale.
 
 Standard library only, and no `wizard` imports: the build hook loads this file by path,
 before the package is installed.
@@ -15,11 +18,11 @@ before the package is installed.
 
 from __future__ import annotations
 
-import hashlib
 import sys
+import zlib
 from pathlib import Path
 
-MANIFEST_NAME = "SHA256SUMS"
+MANIFEST_NAME = "CHECKSUMS"
 
 
 def content_files(root: Path) -> list[Path]:
@@ -29,7 +32,8 @@ def content_files(root: Path) -> list[Path]:
 
 
 def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    """What the manifest says of a file's bytes: "<crc32 hex> <size>"."""
+    return f"{zlib.crc32(data):08x} {len(data)}"
 
 
 def manifest_text(root: Path) -> str:
@@ -38,19 +42,25 @@ def manifest_text(root: Path) -> str:
     return "".join(lines)
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
 def parse_manifest(text: str) -> dict[str, str] | None:
-    """relative path → sha256 hex; None when the text is not a manifest (then nothing is trusted)."""
+    """relative path → digest; None when the text is not a manifest (then nothing is trusted)."""
     entries: dict[str, str] = {}
     for line in text.splitlines():
-        hexdigest, sep, rel = line.partition("  ")
-        if not sep or len(hexdigest) != 64 or not rel or rel.startswith("/") or ".." in rel.split("/"):
+        summary, sep, rel = line.partition("  ")
+        crc, space, size = summary.partition(" ")
+        if (not sep or not space or len(crc) != 8 or not _HEX.issuperset(crc.lower())
+                or not size.isascii() or not size.isdigit() or len(size) > 15
+                or not rel or rel.startswith("/") or ".." in rel.split("/")):
             return None
-        entries[rel] = hexdigest.lower()
+        entries[rel] = f"{crc.lower()} {int(size)}"
     return entries or None
 
 
 def write_manifest(root: Path) -> bool:
-    """Rewrite root/SHA256SUMS when it does not match root's files; True when it was rewritten."""
+    """Rewrite root/CHECKSUMS when it does not match root's files; True when it was rewritten."""
     text = manifest_text(root)
     path = root / MANIFEST_NAME
     try:

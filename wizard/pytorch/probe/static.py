@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import ast
 import csv
-import io
 import json
 import os
 import re
 import sys
 from dataclasses import dataclass, replace
 
-from wizard.bounded_read import FileRefused, read_bytes, read_head, read_text
+from wizard.bounded_read import FileRefused, open_text, read_head, read_text
 from wizard.probe.runner import neutral_cwd, python_child_env, run_bounded
 from wizard.probe.system import machine
 from wizard.pytorch.probe.child import last_line
@@ -161,24 +160,21 @@ def requirement_names(meta_dir: str) -> list[str]:
 def record_bytes(dist: _Dist) -> int | None:
     """Installed size from RECORD: the recorded size, or the file's own for rows without one.
     None when there is no RECORD that can be read (refused, too big, not CSV)."""
-    try:
-        raw = read_bytes(os.path.join(dist.meta_dir, "RECORD"), RECORD_BYTES)
-    except FileRefused:
-        return None
     total = 0
     try:
-        for row in csv.reader(io.StringIO(raw.decode("utf-8", "replace"), newline="")):
-            if not row:
-                continue
-            size = _recorded_size(row)
-            if size is not None:
-                total += size
-                continue
-            try:  # .pyc files and RECORD itself are listed without a size
-                total += os.stat(os.path.join(dist.site, row[0])).st_size
-            except (OSError, ValueError):  # ValueError: a NUL in the name
-                pass
-    except csv.Error:
+        with open_text(os.path.join(dist.meta_dir, "RECORD"), RECORD_BYTES) as lines:
+            for row in csv.reader(lines):
+                if not row:
+                    continue
+                size = _recorded_size(row)
+                if size is not None:
+                    total += size
+                    continue
+                try:  # .pyc files and RECORD itself are listed without a size
+                    total += os.stat(os.path.join(dist.site, row[0])).st_size
+                except (OSError, ValueError):  # ValueError: a NUL in the name
+                    pass
+    except (FileRefused, csv.Error):
         return None
     return total
 
