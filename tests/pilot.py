@@ -142,6 +142,37 @@ def squeeze(text: str) -> str:
     return "".join(text.split())
 
 
+def screen_strips(app) -> list:
+    """The screen as Textual composes it for the terminal, one Strip per row (toasts and dialogs
+    included). Textual has no public way to read the composed screen (`export_screenshot` gives
+    SVG): this is the one place the tests reach into its compositor."""
+    return app.screen._compositor.render_strips()
+
+
 def screen_rows(app) -> list[str]:
     """The screen as the terminal shows it, one string per row (toasts and dialogs included)."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
+    return [strip.text for strip in screen_strips(app)]
+
+
+class Told:
+    """Every notification the app is asked to show, in order, as (message, severity): recorded
+    where it comes in, `App.notify` (Textual's public way; a widget's `notify` calls it too),
+    rather than read from the app's private list of the toasts still shown. Make it right after
+    make_app, before anything could notify."""
+
+    def __init__(self, app) -> None:
+        self.items: list[tuple[str, str]] = []
+        real = app.notify
+
+        def notify(message, *, title="", severity="information", timeout=None, markup=True):
+            self.items.append((message, severity))
+            real(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+        app.notify = notify
+
+    @property
+    def messages(self) -> list[str]:
+        return [message for message, _severity in self.items]
+
+    def clear(self) -> None:
+        self.items.clear()

@@ -20,7 +20,7 @@ import pytest
 from screens.app import ascii_terminal, exit_summary, make_app
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Choices
-from tests.pilot import answer, at_step, choose, open_at, save, shown, squeeze, type_budget, until, walk
+from tests.pilot import Told, answer, at_step, choose, open_at, save, shown, squeeze, type_budget, until, walk
 from tests.recorded import MACHINE_NAMES, machine
 from wizard.advise import advise
 from wizard.answers import Answers
@@ -529,13 +529,13 @@ async def test_a_laptop_budget_that_buys_the_card_but_not_a_pc_says_so():
 
 async def test_copy_without_a_command_warns_instead_of_copying():
     app = make_app("en", machine=machine("laptop-4060"), torch_chooser=lambda m, lang: None)
+    told = Told(app)
     async with app.run_test() as pilot:
         await open_at(pilot, "result")
-        before = len(app._notifications)
+        before = len(told.items)
         await pilot.press("c")
-        await until(pilot, lambda: len(app._notifications) > before, what="the warning")
-        told = [(n.message, n.severity) for n in list(app._notifications)[before:]]
-        assert told == [(t("guide.result.no_torch_command", "en"), "warning")]
+        await until(pilot, lambda: len(told.items) > before, what="the warning")
+        assert told.items[before:] == [(t("guide.result.no_torch_command", "en"), "warning")]
         assert app.clipboard == ""
 
 

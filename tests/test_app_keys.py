@@ -14,7 +14,7 @@ from textual.widgets.input import Selection
 from screens.app import exit_summary, make_app
 from screens.step import STEPS
 from screens.window import MIN_HEIGHT, MIN_WIDTH, TooSmall, toast_width, wrap_glued
-from tests.pilot import at_step, open_at, save, screen_rows, type_budget, until
+from tests.pilot import Told, at_step, open_at, save, screen_rows, type_budget, until
 from tests.recorded import machine
 from wizard.text.i18n import t
 
@@ -29,10 +29,6 @@ def in_view(app, widget) -> bool:
     """Wholly drawn: inside the screen and not scrolled out of its container."""
     geometry = app.screen.find_widget(widget)
     return geometry.clip.contains_region(geometry.region) and app.screen.region.contains_region(geometry.region)
-
-
-def messages(app) -> list[str]:
-    return [n.message for n in app._notifications]
 
 
 async def quits(pilot) -> None:
@@ -119,6 +115,7 @@ async def test_after_saving_ctrl_n_says_finish(tmp_path, lang):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_ctrl_c_says_how_to_quit_and_that_nothing_is_saved_yet(tmp_path, lang):
     app = make_app(lang, machine=machine("laptop-4060"), report_path=tmp_path / "r.toml")
+    told = Told(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await at_step(pilot, "welcome")
         app.goto(1)
@@ -126,7 +123,7 @@ async def test_ctrl_c_says_how_to_quit_and_that_nothing_is_saved_yet(tmp_path, l
         await pilot.press("ctrl+c")
         await pilot.pause(0.2)
         assert app.is_running
-        (message,) = messages(app)
+        (message,) = told.messages
         assert "Ctrl+Q" in message and "Ctrl+C" in message
         flat = message.replace("\n", "")
         assert (t("ui.quit_hint", lang).replace("\u00a0", " ") == flat if lang == "zh"
@@ -144,13 +141,15 @@ async def test_ctrl_c_says_how_to_quit_and_that_nothing_is_saved_yet(tmp_path, l
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_ctrl_c_after_saving_says_where_the_report_is(tmp_path, lang):
     app = make_app(lang, machine=machine("h200-server"), report_path=tmp_path / "r.toml")
+    told = Told(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await open_at(pilot, "result")
         path = await save(pilot)
         app.clear_notifications()
+        told.clear()
         await pilot.press("ctrl+c")
         await pilot.pause(0.2)
-        (message,) = messages(app)
+        (message,) = told.messages
         flat = message.replace("\n", "" if lang == "zh" else " ")
         assert str(path).replace("\n", "") in message.replace("\n", "")
         assert t("ui.quit_hint_saved", lang, path=path).replace("\u00a0", " ").replace(" ", "") \
@@ -177,6 +176,7 @@ async def test_ctrl_c_twice_within_two_seconds_quits_and_saves_nothing(tmp_path)
 
 async def test_ctrl_c_again_after_two_seconds_only_says_it_again():
     app = make_app("en", machine=machine("laptop-4060"))
+    told = Told(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await at_step(pilot, "welcome")
         await pilot.press("ctrl+c")
@@ -185,11 +185,12 @@ async def test_ctrl_c_again_after_two_seconds_only_says_it_again():
         await pilot.press("ctrl+c")
         await pilot.pause(0.2)
         assert app.is_running
-        assert len(messages(app)) == 2
+        assert len(told.messages) == 2
 
 
 async def test_ctrl_c_with_text_selected_copies_and_does_not_count_as_a_first_press():
     app = make_app("en", machine=machine("laptop-4060"))
+    told = Told(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await at_step(pilot, "welcome")
         app.goto(STEPS.index("budget"))
@@ -199,11 +200,11 @@ async def test_ctrl_c_with_text_selected_copies_and_does_not_count_as_a_first_pr
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.clipboard == "4500"
-        assert messages(app) == [] and app._ctrl_c_at is None
+        assert told.messages == [] and app._ctrl_c_at is None
         field.selection = Selection.cursor(4)      # nothing selected: now it is the quit hint
         await pilot.press("ctrl+c")
         await pilot.pause()
-        assert app.is_running and len(messages(app)) == 1
+        assert app.is_running and len(told.messages) == 1
 
 
 # --------------------------------------------------------------------- Q, Esc, ? ---

@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from screens.app import make_app
-from tests.pilot import at_step, shown, squeeze, until
+from tests.pilot import Told, at_step, shown, squeeze, until
 from tests.recorded import machine
 from wizard.machine.live import Probes, from_machine
 from wizard.probe.facts import OtherPython
@@ -80,6 +80,7 @@ async def test_welcome_names_the_python_and_a_listed_one_can_be_picked(tmp_path)
 async def test_a_typed_path_that_is_not_a_python_keeps_the_earlier_result(tmp_path):
     fake = PickableProbes()
     app = make_app("en", probes=fake.probes(), report_path=tmp_path / "r.toml")
+    told = Told(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await at_step(pilot, "welcome")
         await until(pilot, lambda: app.state.live.torch is not None, what="the first torch result")
@@ -94,7 +95,7 @@ async def test_a_typed_path_that_is_not_a_python_keeps_the_earlier_result(tmp_pa
         await until(pilot, lambda: getattr(app.screen, "STEP", None) == "welcome", what="the dialog to close")
         await until(pilot, lambda: app.state.live.torch is before, what="the earlier result to come back")
         assert fake.asked == []                              # nothing was probed
-        notes = [n.message for n in app._notifications]
+        notes = told.messages
         assert any("no-such-python" in n and "no such file" in n for n in notes), notes
 
 

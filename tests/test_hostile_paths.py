@@ -23,7 +23,7 @@ from dataclasses import replace
 import pytest
 
 from tests.faults.hostile import BIDI, C1, CLEAR, FORBIDDEN, TITLE, forbidden_in
-from tests.pilot import at_step, screen_rows, type_budget, until
+from tests.pilot import Told, at_step, screen_rows, screen_strips, type_budget, until
 from tests.recorded import machine
 from wizard.machine.live import Probes, from_machine, settle
 from wizard.probe.facts import NotRunPython, OtherPython
@@ -323,7 +323,7 @@ def written(app) -> str:
     """What the app writes to the terminal for the screen as it is now (each row as Textual's
     driver is given it: text with its style sequences), without the SGR colour and style
     sequences Textual itself makes."""
-    out = "".join(strip.render(app.console) for strip in app.screen._compositor.render_strips())
+    out = "".join(strip.render(app.console) for strip in screen_strips(app))
     return re.sub(r"\x1b\[[0-9;:]*m", "", out)
 
 
@@ -373,6 +373,7 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
     picked.parent.mkdir()
     os.symlink(sys.executable, picked)
     app = make_app("en", probes=everything_hostile(HOSTILE), report_path=report)
+    told = Told(app)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:     # toasts drawn too
         await at_step(pilot, "welcome")
         await until(pilot, lambda: app.state.live.torch is not None, what="the torch result")
@@ -396,7 +397,7 @@ async def test_every_screen_and_dialog_draws_hostile_paths_inert(tmp_path, monke
         await pick(str(tmp_path / f"gone{EVIL}\udce9" / "python3"))
         # The toast wraps the (long, per-worker) tmp path wherever it falls: read its message too.
         await until(pilot, lambda: "no such file" in "".join(screen_rows(app))
-                    or any("no such file" in str(n.message) for n in app._notifications), what="the rejection")
+                    or any("no such file" in str(m) for m in told.messages), what="the rejection")
         inert("the rejection")
         await pick(str(picked))                            # a real Python, in a hostile folder
         await until(pilot, lambda: getattr(app.state.live.torch_info(), "interpreter", None) == str(picked),

@@ -12,7 +12,7 @@ from screens.app import make_app
 from screens.reader import ReaderScreen
 from screens.step import STEPS
 from screens.widgets import CheckPanel, Guide
-from tests.pilot import at_step, open_at, save, squeeze, until
+from tests.pilot import Told, at_step, open_at, save, squeeze, until
 from tests.pilot import screen_rows as screen_text
 from tests.recorded import machine
 from tests.test_app_keys import footer_text, in_view, quits
@@ -129,11 +129,12 @@ async def test_q_quits_on_a_step_without_a_text_field():
 
 async def test_ctrl_c_says_how_to_quit_within_the_window():
     app = make_app("zh", machine=machine("desktop-1080ti"))
+    told = Told(app)
     async with app.run_test(size=SMALL) as pilot:
         await goto(pilot, "need_gpu")
         await pilot.press("ctrl+c")
         await pilot.pause(0.2)
-        toast = [n.message for n in app._notifications][-1]
+        toast = told.messages[-1]
         assert all(len(line) <= 40 for line in toast.splitlines())
         assert any("Ctrl+Q" in line for line in toast.splitlines())
 
