@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.realoutputs import sections
 from wizard.probe import system
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sysfs and sysconf are Linux's")
@@ -57,6 +58,40 @@ def test_without_sysfs_cpuinfo_counts_each_package_once(tmp_path):
     (tmp_path / "proc").mkdir()
     (tmp_path / "proc" / "cpuinfo").write_text(CPUINFO)
     assert system.linux_cores(tmp_path) == 12   # two packages of 6 cores
+
+
+def proc_cpuinfo(root: Path, text: str) -> Path:
+    (root / "proc").mkdir(exist_ok=True)
+    (root / "proc" / "cpuinfo").write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("section", sections("linux-proc-cpuinfo-baremetal-vs-vm.txt"),
+                         ids=lambda section: section.machine[:40])
+def test_real_cpuinfo_gives_the_model_name_and_the_cores(tmp_path, section):
+    # Each recorded block is the first processor's: its "cpu cores" is the package's count.
+    root = proc_cpuinfo(tmp_path, section.output)
+    model = [line.partition(":")[2].strip() for line in section.output.splitlines()
+             if line.startswith("model name")]
+    cores = [int(line.partition(":")[2]) for line in section.output.splitlines() if line.startswith("cpu cores")]
+    assert system.linux_cpu_model(root) == model[0]
+    assert system.linux_cores(root) == cores[0]
+
+
+def test_an_arm_cpuinfo_without_model_name_gives_its_hardware_line_or_the_device_tree(tmp_path):
+    proc_cpuinfo(tmp_path, "processor\t: 0\nFeatures\t: fp asimd\nHardware\t: BCM2835\n")
+    assert system.linux_cpu_model(tmp_path) == "BCM2835"
+    proc_cpuinfo(tmp_path, "processor\t: 0\nFeatures\t: fp asimd\n")
+    (tmp_path / "proc" / "device-tree").mkdir()
+    (tmp_path / "proc" / "device-tree" / "model").write_text("Raspberry Pi 4 Model B\0")
+    assert system.linux_cpu_model(tmp_path) == "Raspberry Pi 4 Model B"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_for_cpuinfo_is_not_waited_on(tmp_path):
+    (tmp_path / "proc").mkdir()
+    os.mkfifo(tmp_path / "proc" / "cpuinfo")   # nobody writes: a plain read would wait forever
+    assert system.linux_cpu_model(tmp_path) is None and system.linux_cores(tmp_path) is None
 
 
 @pytest.mark.parametrize("cpuinfo", ["", "processor\t: 0\ncpu cores\t: lots\nphysical id\t: 0\n",

@@ -130,15 +130,12 @@ class _Capped(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:  # a writable buffer: BufferedReader passes a memoryview
         try:
-            if self._left <= 0:
-                if os.read(self._fd, 1):
-                    raise FileRefused(self._path, "too-big", size=self._limit + 1, limit=self._limit)
-                return 0
-            chunk = os.read(self._fd, min(len(buffer), self._left))
-        except FileRefused:
-            raise
+            # At the cap, one byte more tells a file that grew from one that ended there.
+            chunk = os.read(self._fd, min(len(buffer), self._left) if self._left > 0 else 1)
         except OSError as exc:
             raise FileRefused(self._path, "error", error=exc.strerror or str(exc)) from None
+        if self._left <= 0 and chunk:
+            raise FileRefused(self._path, "too-big", size=self._limit + 1, limit=self._limit)
         buffer[:len(chunk)] = chunk
         self._left -= len(chunk)
         return len(chunk)

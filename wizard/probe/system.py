@@ -18,6 +18,8 @@ from typing import NamedTuple
 from wizard.bounded_read import FileRefused, read_bytes
 
 GB = 1024**3
+_SMALL = 64 * 1024   # a sysfs attribute is one line; /proc/cpuinfo of a big server a few hundred KB
+_CPUINFO = 16 * 2**20
 
 
 class SystemFacts(NamedTuple):
@@ -87,16 +89,24 @@ def _os_release_name(root: Path) -> str | None:
     return None
 
 
-def linux_cpu_model(root: Path = Path("/")) -> str | None:
-    """`model name` on x86; many ARM kernels only give `Hardware` or the device-tree model."""
+def cpuinfo_fields(root: Path = Path("/")) -> list[tuple[str, str]]:
+    """/proc/cpuinfo as (key in lower case, value) per line, ("", "") for the blank line that
+    ends each CPU's section; [] when it cannot be read."""
     try:
-        text = (root / "proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    fallback = None
+        text = read_bytes(root / "proc/cpuinfo", _CPUINFO).decode("utf-8", "replace")
+    except FileRefused:
+        return []
+    fields = []
     for line in text.splitlines():
         key, _, value = line.partition(":")
-        key, value = key.strip().lower(), value.strip()
+        fields.append((key.strip().lower(), value.strip()))
+    return fields
+
+
+def linux_cpu_model(root: Path = Path("/")) -> str | None:
+    """`model name` on x86; many ARM kernels only give `Hardware` or the device-tree model."""
+    fallback = None
+    for key, value in cpuinfo_fields(root):
         if key == "model name" and value:
             return value
         if key in ("hardware", "cpu model") and value and not fallback:
@@ -195,10 +205,6 @@ def _psutil_cores() -> int | None:
         return None
 
 
-_SMALL = 64 * 1024   # a sysfs attribute is one line; /proc/cpuinfo of a big server a few hundred KB
-_CPUINFO = 16 * 2**20
-
-
 def linux_cores(root: Path = Path("/")) -> int | None:
     """Physical cores, counted as psutil counts them on Linux: the distinct sets of CPUs that
     share a core (sysfs topology), else the "cpu cores" of each "physical id" in /proc/cpuinfo."""
@@ -224,15 +230,9 @@ def linux_cores(root: Path = Path("/")) -> int | None:
 
 
 def _cpuinfo_cores(root: Path) -> int | None:
-    try:
-        text = read_bytes(root / "proc/cpuinfo", _CPUINFO).decode("utf-8", "replace")
-    except FileRefused:
-        return None
     per_package: dict[str, int] = {}
     package = cores = None
-    for line in [*text.splitlines(), ""]:
-        key, _, value = line.partition(":")
-        key, value = key.strip().lower(), value.strip()
+    for key, value in [*cpuinfo_fields(root), ("", "")]:
         if not key:            # a blank line ends one CPU's section
             if package is not None and cores is not None:
                 per_package[package] = cores
