@@ -24,12 +24,6 @@ from wizard.text.output import mid_sentence
 
 
 @dataclass(frozen=True)
-class Line:
-    severity: str   # "ok" | "info" | "warning" | "error"
-    text: str
-
-
-@dataclass(frozen=True)
 class Presentation:
     action: Action
     action_text: str                 # one sentence (two for a fix): what to do next and why

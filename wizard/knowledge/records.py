@@ -118,9 +118,6 @@ class CatalogGpu:
     def has_tensor_cores(self) -> bool:
         return self.fp16_tensor_tflops is not None
 
-    def is_unverified(self, field_name: str) -> bool:
-        return field_name in self.unverified
-
 
 @dataclass(frozen=True)
 class PlatformOffer:

@@ -149,14 +149,3 @@ def refusal_of_file(path: str, policy: Policy | None = None) -> Refusal | None:
         return None
     return _check(path, policy) or _check(os.path.dirname(os.path.abspath(path)), policy, holder=True)
 
-
-def owner_name(uid: int | None) -> str | None:
-    """The login of a user id, for the sentence (the report keeps no such name: it is redacted)."""
-    if uid is None:
-        return None
-    try:
-        import pwd  # POSIX only: on Windows the ImportError is the answer (caught below)
-
-        return pwd.getpwuid(uid).pw_name
-    except (ImportError, KeyError, OSError):
-        return str(uid)

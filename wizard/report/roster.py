@@ -69,11 +69,6 @@ def summarize(reports: Iterable[tuple[str, dict[str, Any]]],
     return rows
 
 
-def row_of(name: str, report: dict[str, Any]) -> tuple[dict[str, str], str | None]:
-    """A valid report's roster row, and what it shares with the same file sent twice."""
-    return _summary(name, report)[0], _identity(report)
-
-
 def entry_of(name: str, report: dict[str, Any], lang: str = "en") -> Entry:
     """A valid report's row, identity, creation time and what the groups and the page say of
     the student (the next step worded in `lang`, the reader's language)."""
@@ -230,10 +225,6 @@ def by_problem(students: Iterable[tuple[dict[str, str], Student | None]], lang: 
 
 
 # ------------------------------------------------------------------------- rows ---
-
-def _summary_row(name: str, report: dict[str, Any]) -> dict[str, str]:
-    return _summary(name, report)[0]
-
 
 def _summary(name: str, report: dict[str, Any], lang: str = "en") -> tuple[dict[str, str], Student]:
     machine = report.get("machine", {})
