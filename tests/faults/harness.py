@@ -157,7 +157,7 @@ def common_problems(out: Outcome, expect: tuple[int, ...], before: dict[str, str
     return problems
 
 
-def _limit_file_size(limit: int) -> Callable[[], None]:
+def limit_file_size(limit: int) -> Callable[[], None]:
     def preexec() -> None:
         import resource
 
@@ -166,18 +166,29 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
     return preexec
 
 
+def child_env(case: Case, workdir: Path) -> dict[str, str]:
+    env = base_env(workdir, case.id, case.paths, case.faults, case.env)
+    if case.limit_file_size:
+        # The cap is for the report, but it cuts every file the child writes: a bytecode cache
+        # it compiles would be cut at the cap too (a short write that CPython's atomic replace
+        # does not notice), and every later run of the checkout would stop on "marshal data
+        # too short".
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def run_case(case: Case, workdir: Path) -> Outcome:
     workdir.mkdir(parents=True, exist_ok=True)
     if case.setup:
         case.setup(workdir)
-    env = base_env(workdir, case.id, case.paths, case.faults, case.env)
+    env = child_env(case, workdir)
     before = snapshot(workdir)
     mark = Path(env["GPU_WIZARD_FAULT_MARK"])
     start = time.monotonic()
     proc = subprocess.Popen(
         command(case.python_m) + case.argv, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        preexec_fn=_limit_file_size(case.limit_file_size) if case.limit_file_size else None,
+        preexec_fn=limit_file_size(case.limit_file_size) if case.limit_file_size else None,
     )
     problems = []
     if case.signal_at is not None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -29,8 +31,10 @@ from tests.faults.harness import (
     Outcome,
     TuiCase,
     base_env,
+    child_env,
     command,
     common_problems,
+    limit_file_size,
     run_case,
     snapshot,
     terminal_problems,
@@ -261,6 +265,19 @@ def test_a_file_size_limit_at_save_time(tmp_path):
     run(Case("save-file-too-large", HEADLESS + ["--report", "r.toml"], expect=(2,),
              setup=write_answers, limit_file_size=200,
              check=both(no_report(), says("r.toml"))), tmp_path)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_child_under_a_file_size_limit_writes_no_bytecode_cache(tmp_path):
+    # A module the child compiles: its cache would be larger than the cap.
+    (tmp_path / "big_module.py").write_text("X = 1\n" + "# padding\n" * 300)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = child_env(Case("cap", [], limit_file_size=200), work)
+    env["PYTHONPATH"] = str(tmp_path)
+    subprocess.run([sys.executable, "-c", "import big_module"], env=env, check=True, timeout=60,
+                   preexec_fn=limit_file_size(200))
+    assert not list(tmp_path.glob("__pycache__/*.pyc"))
 
 
 def test_a_read_only_folder_at_save_time(tmp_path):
